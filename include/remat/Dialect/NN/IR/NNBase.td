@@ -1,0 +1,115 @@
+//===- NNBase.td - the nn dialect: base definitions ----------*- tablegen -*-===//
+//
+// The nn dialect describes a training step as value-semantics ops on ranked,
+// statically shaped tensors, mirroring ATen: forward ops, their backward ops,
+// losses and optimizer updates. Every op is pure, verifies its shapes and
+// attributes, and implements the cost op interface.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef REMAT_DIALECT_NN_IR_NNBASE
+#define REMAT_DIALECT_NN_IR_NNBASE
+
+include "mlir/IR/OpBase.td"
+include "mlir/IR/CommonAttrConstraints.td"
+include "mlir/IR/CommonTypeConstraints.td"
+include "mlir/Interfaces/SideEffectInterfaces.td"
+include "mlir/Interfaces/InferTypeOpInterface.td"
+include "remat/Interfaces/CostOpInterface.td"
+
+def NN_Dialect : Dialect {
+  let name = "nn";
+  let cppNamespace = "::mlir::nn";
+  let summary = "Training-step ops mirroring ATen, forward and backward";
+  let description = [{
+    Ops on ranked, statically shaped tensors with value semantics: every op is
+    a pure function of its operands, so the order of ops in a function is its
+    execution schedule and every result is its own buffer. Layouts follow
+    ATen: images are NCHW, convolution weights OIHW, linear weights
+    [out, in]. Backward ops take only what they need numerically; shapes they
+    need beyond that come from their result types.
+
+    Broadcasting (add, sub, mul, div): NumPy rules, as in ATen. Shapes are
+    aligned at their trailing dimensions; two dimensions are compatible when
+    equal or when one of them is 1; a missing leading dimension counts as 1.
+    The result has, per dimension, the larger of the two sizes.
+
+    Randomness comes only from explicit seed operands (`tensor<i64>`), so that
+    recomputing an op reproduces its results.
+  }];
+  let useDefaultAttributePrinterParser = 0;
+}
+
+//===----------------------------------------------------------------------===//
+// Type constraints
+//===----------------------------------------------------------------------===//
+
+def NN_FloatTensor : StaticShapeTensorOf<[AnyFloat]>;
+def NN_IndexTensor : StaticShapeTensorOf<[AnySignlessInteger]>;
+def NN_Seed : 0DTensorOf<[I64]>;
+
+//===----------------------------------------------------------------------===//
+// Attribute constraints
+//===----------------------------------------------------------------------===//
+
+/// Two integers, one per spatial dimension (height, width).
+def NN_Pair : ConfinedAttr<DenseI64ArrayAttr, [DenseArrayCount<2>]>;
+class NN_DefaultPair<string h, string w>
+    : DefaultValuedAttr<NN_Pair, "{" # h # ", " # w # "}">;
+
+//===----------------------------------------------------------------------===//
+// Base op classes
+//===----------------------------------------------------------------------===//
+
+/// Every nn op is pure and implements the cost interface; each op defines its
+/// own FLOP count (and overrides other interface methods where the defaults
+/// are wrong for it).
+class NN_Op<string mnemonic, list<Trait> traits = [],
+            list<string> costMethods = []>
+    : Op<NN_Dialect, mnemonic,
+         !listconcat([Pure, DeclareOpInterfaceMethods<CostOpInterface,
+                                !listconcat(["getFlopCount"], costMethods)>],
+                     traits)>;
+
+/// An element-wise unary op: `nn.relu %x : tensor<...>`.
+class NN_UnaryOp<string mnemonic, list<Trait> traits = []>
+    : NN_Op<mnemonic, !listconcat([SameOperandsAndResultType], traits)> {
+  let arguments = (ins NN_FloatTensor:$input);
+  let results = (outs NN_FloatTensor:$result);
+  let assemblyFormat = "$input attr-dict `:` type($result)";
+}
+
+/// The backward of an element-wise unary op: the gradient of its input from
+/// the gradient of its output and one saved tensor (its input or result).
+class NN_UnaryBackwardOp<string mnemonic, string saved,
+                         list<Trait> traits = []>
+    : NN_Op<mnemonic, !listconcat([SameOperandsAndResultType], traits)> {
+  let arguments = (ins NN_FloatTensor:$grad_output,
+                       NN_FloatTensor:$saved);
+  let results = (outs NN_FloatTensor:$grad_input);
+  let description = "`saved` is the forward op's " # saved # ".";
+  let assemblyFormat = [{
+    $grad_output `,` $saved attr-dict `:` type($grad_input)
+  }];
+}
+
+/// An element-wise binary op with broadcasting.
+class NN_BroadcastBinaryOp<string mnemonic, list<Trait> traits = []>
+    : NN_Op<mnemonic, traits> {
+  let arguments = (ins NN_FloatTensor:$lhs, NN_FloatTensor:$rhs);
+  let results = (outs NN_FloatTensor:$result);
+  let assemblyFormat = [{
+    $lhs `,` $rhs attr-dict `:` type($lhs) `,` type($rhs) `->` type($result)
+  }];
+  let hasVerifier = 1;
+}
+
+/// An element-wise op between a tensor and a constant scalar.
+class NN_ScalarOp<string mnemonic, list<Trait> traits = []>
+    : NN_Op<mnemonic, !listconcat([SameOperandsAndResultType], traits)> {
+  let arguments = (ins NN_FloatTensor:$input, F64Attr:$scalar);
+  let results = (outs NN_FloatTensor:$result);
+  let assemblyFormat = "$input `,` $scalar attr-dict `:` type($result)";
+}
+
+#endif // REMAT_DIALECT_NN_IR_NNBASE

@@ -1,0 +1,144 @@
+//===- NNElementwiseOps.td - element-wise nn ops -------------*- tablegen -*-===//
+//
+// Activations and their backward ops, arithmetic with broadcasting and with
+// scalars, dropout with an explicit seed, constant fills and broadcasts.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef REMAT_DIALECT_NN_IR_NNELEMENTWISEOPS
+#define REMAT_DIALECT_NN_IR_NNELEMENTWISEOPS
+
+include "remat/Dialect/NN/IR/NNBase.td"
+
+//===----------------------------------------------------------------------===//
+// Activations
+//===----------------------------------------------------------------------===//
+
+def NN_ReluOp : NN_UnaryOp<"relu"> {
+  let summary = "max(x, 0), element-wise (aten::relu)";
+}
+
+def NN_ReluBackwardOp : NN_UnaryBackwardOp<"relu_backward", "result"> {
+  let summary = "grad_output where the relu's result is positive, else 0";
+}
+
+def NN_GeluOp : NN_Op<"gelu", [SameOperandsAndResultType]> {
+  let summary = "x * Phi(x), exact or tanh-approximated (aten::gelu)";
+  let arguments = (ins NN_FloatTensor:$input,
+                       DefaultValuedStrAttr<StrAttr, "none">:$approximate);
+  let results = (outs NN_FloatTensor:$result);
+  let assemblyFormat = "$input attr-dict `:` type($result)";
+  let hasVerifier = 1;
+}
+
+def NN_GeluBackwardOp : NN_Op<"gelu_backward", [SameOperandsAndResultType]> {
+  let summary = "gradient of gelu from its input (aten::gelu_backward)";
+  let arguments = (ins NN_FloatTensor:$grad_output, NN_FloatTensor:$input,
+                       DefaultValuedStrAttr<StrAttr, "none">:$approximate);
+  let results = (outs NN_FloatTensor:$grad_input);
+  let assemblyFormat = [{
+    $grad_output `,` $input attr-dict `:` type($grad_input)
+  }];
+  let hasVerifier = 1;
+}
+
+def NN_SigmoidOp : NN_UnaryOp<"sigmoid"> {
+  let summary = "1 / (1 + exp(-x)), element-wise (aten::sigmoid)";
+}
+
+def NN_SigmoidBackwardOp : NN_UnaryBackwardOp<"sigmoid_backward", "result"> {
+  let summary = "grad_output * y * (1 - y) from the sigmoid's result y";
+}
+
+def NN_TanhOp : NN_UnaryOp<"tanh"> {
+  let summary = "hyperbolic tangent, element-wise (aten::tanh)";
+}
+
+def NN_TanhBackwardOp : NN_UnaryBackwardOp<"tanh_backward", "result"> {
+  let summary = "grad_output * (1 - y^2) from the tanh's result y";
+}
+
+//===----------------------------------------------------------------------===//
+// Arithmetic
+//===----------------------------------------------------------------------===//
+
+def NN_AddOp : NN_BroadcastBinaryOp<"add"> {
+  let summary = "lhs + rhs with NumPy broadcasting (aten::add)";
+}
+def NN_SubOp : NN_BroadcastBinaryOp<"sub"> {
+  let summary = "lhs - rhs with NumPy broadcasting (aten::sub)";
+}
+def NN_MulOp : NN_BroadcastBinaryOp<"mul"> {
+  let summary = "lhs * rhs with NumPy broadcasting (aten::mul)";
+}
+def NN_DivOp : NN_BroadcastBinaryOp<"div"> {
+  let summary = "lhs / rhs with NumPy broadcasting (aten::div)";
+}
+
+def NN_AddScalarOp : NN_ScalarOp<"add_scalar"> {
+  let summary = "input + scalar, element-wise (aten::add.Scalar)";
+}
+def NN_SubScalarOp : NN_ScalarOp<"sub_scalar"> {
+  let summary = "input - scalar, element-wise (aten::sub.Scalar)";
+}
+def NN_MulScalarOp : NN_ScalarOp<"mul_scalar"> {
+  let summary = "input * scalar, element-wise (aten::mul.Scalar)";
+}
+def NN_DivScalarOp : NN_ScalarOp<"div_scalar"> {
+  let summary = "input / scalar, element-wise (aten::div.Scalar)";
+  let hasVerifier = 1;
+}
+
+//===----------------------------------------------------------------------===//
+// Dropout
+//===----------------------------------------------------------------------===//
+
+def NN_DropoutOp : NN_Op<"dropout"> {
+  let summary = "zeroes elements with probability p, scales the rest by 1/(1-p)";
+  let description = [{
+    The mask is a pure function of the `seed` operand and the element index
+    (the project's counter-based generator), so recomputing the op, or its
+    backward, reproduces the same mask without storing it.
+  }];
+  let arguments = (ins NN_FloatTensor:$input, NN_Seed:$seed, F64Attr:$p);
+  let results = (outs NN_FloatTensor:$result);
+  let assemblyFormat = [{
+    $input `,` $seed `,` $p attr-dict `:` type($input) `,` type($seed) `->` type($result)
+  }];
+  let hasVerifier = 1;
+}
+
+def NN_DropoutBackwardOp : NN_Op<"dropout_backward"> {
+  let summary = "grad_output through the mask dropout drew from the same seed";
+  let arguments = (ins NN_FloatTensor:$grad_output, NN_Seed:$seed, F64Attr:$p);
+  let results = (outs NN_FloatTensor:$grad_input);
+  let assemblyFormat = [{
+    $grad_output `,` $seed `,` $p attr-dict `:` type($grad_output) `,` type($seed) `->` type($grad_input)
+  }];
+  let hasVerifier = 1;
+}
+
+//===----------------------------------------------------------------------===//
+// Fills and broadcasts
+//===----------------------------------------------------------------------===//
+
+def NN_FullOp : NN_Op<"full"> {
+  let summary = "a tensor filled with one value (aten::full)";
+  let arguments = (ins F64Attr:$value);
+  let results = (outs NN_FloatTensor:$result);
+  let assemblyFormat = "$value attr-dict `:` type($result)";
+}
+
+def NN_BroadcastToOp : NN_Op<"broadcast_to"> {
+  let summary = "repeats the input along broadcast dimensions (aten::expand)";
+  let description = [{
+    The input's shape must broadcast to the result's shape by the NumPy rules
+    of the dialect; the result is a new tensor (no aliasing).
+  }];
+  let arguments = (ins NN_FloatTensor:$input);
+  let results = (outs NN_FloatTensor:$result);
+  let assemblyFormat = "$input attr-dict `:` type($input) `->` type($result)";
+  let hasVerifier = 1;
+}
+
+#endif // REMAT_DIALECT_NN_IR_NNELEMENTWISEOPS

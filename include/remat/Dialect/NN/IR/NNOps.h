@@ -1,0 +1,22 @@
+//===- NNOps.h - ops of the nn dialect --------------------------*- C++ -*-===//
+//
+// Declares the generated op classes of the nn dialect.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef REMAT_DIALECT_NN_IR_NNOPS_H
+#define REMAT_DIALECT_NN_IR_NNOPS_H
+
+#include "mlir/Bytecode/BytecodeOpInterface.h"
+#include "mlir/IR/BuiltinTypes.h"
+#include "mlir/IR/OpDefinition.h"
+#include "mlir/IR/OpImplementation.h"
+#include "mlir/Interfaces/InferTypeOpInterface.h"
+#include "mlir/Interfaces/SideEffectInterfaces.h"
+#include "remat/Dialect/NN/IR/NNDialect.h"
+#include "remat/Interfaces/CostOpInterface.h"
+
+#define GET_OP_CLASSES
+#include "remat/Dialect/NN/IR/NNOps.h.inc"
+
+#endif // REMAT_DIALECT_NN_IR_NNOPS_H

@@ -1,0 +1,44 @@
+//===- RematBase.td - the remat dialect ----------------------*- tablegen -*-===//
+//
+// The `remat` dialect owns the discardable attributes that every pass and tool
+// of the project reads: stable names, roles of function arguments, phases of
+// ops, user policies and recomputation provenance. Its verifier rejects
+// misspelled or ill-typed `remat.*` attributes at parse time, so that a typo
+// in a hand-written step does not silently change what the solvers do.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef REMAT_DIALECT_REMAT_IR_REMATBASE
+#define REMAT_DIALECT_REMAT_IR_REMATBASE
+
+include "mlir/IR/OpBase.td"
+
+def Remat_Dialect : Dialect {
+  let name = "remat";
+  let cppNamespace = "::mlir::remat";
+  let summary = "Names, roles, phases and policies of a training step";
+  let description = [{
+    Attributes read by the remat passes and tools (see docs/DESIGN.md of the
+    project, "The IR"):
+
+    | attribute | where | values |
+    |---|---|---|
+    | `remat.name` | ops, function arguments and results | a non-empty string, stable across passes |
+    | `remat.role` | function arguments | `input`, `label`, `weight`, `buffer`, `opt_state`, `step`, `seed` |
+    | `remat.phase` | ops | `forward`, `backward`, `update` |
+    | `remat.policy` | ops | `keep`, `recompute` (the user's marks) |
+    | `remat.recompute_of` | ops | the name of the value this op recomputes |
+    | `remat.weights` | functions | path of the weights file |
+
+    A value is named `<op name>` for a single result or `<op name>#k` for
+    result k; an argument by its `remat.name`.
+  }];
+  let hasOperationAttrVerify = 1;
+  let hasRegionArgAttrVerify = 1;
+  let hasRegionResultAttrVerify = 1;
+}
+
+class Remat_Op<string mnemonic, list<Trait> traits = []>
+    : Op<Remat_Dialect, mnemonic, traits>;
+
+#endif // REMAT_DIALECT_REMAT_IR_REMATBASE

@@ -1,0 +1,52 @@
+//===- RematDialect.h - the remat dialect -----------------------*- C++ -*-===//
+//
+// The dialect that owns the `remat.*` attributes (names, roles, phases,
+// policies) and the helpers that read them, so that no pass spells an
+// attribute name itself.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef REMAT_DIALECT_REMAT_IR_REMATDIALECT_H
+#define REMAT_DIALECT_REMAT_IR_REMATDIALECT_H
+
+#include "mlir/IR/Dialect.h"
+#include "mlir/IR/OpDefinition.h"
+
+#include "remat/Dialect/Remat/IR/RematOpsDialect.h.inc"
+
+#define GET_OP_CLASSES
+#include "remat/Dialect/Remat/IR/RematOps.h.inc"
+
+namespace mlir::remat {
+
+/// Names of the discardable attributes the remat dialect owns.
+namespace attr {
+inline constexpr llvm::StringLiteral kName = "remat.name";
+inline constexpr llvm::StringLiteral kRole = "remat.role";
+inline constexpr llvm::StringLiteral kPhase = "remat.phase";
+inline constexpr llvm::StringLiteral kPolicy = "remat.policy";
+inline constexpr llvm::StringLiteral kRecomputeOf = "remat.recompute_of";
+inline constexpr llvm::StringLiteral kWeights = "remat.weights";
+} // namespace attr
+
+/// The role of a function argument in a training step.
+enum class ArgumentRole { Input, Label, Weight, Buffer, OptState, Step, Seed };
+
+/// The phase of the training step an op belongs to.
+enum class Phase { Forward, Backward, Update };
+
+/// Parses the spelling of a role or phase; std::nullopt if unknown.
+std::optional<ArgumentRole> parseArgumentRole(llvm::StringRef spelling);
+std::optional<Phase> parsePhase(llvm::StringRef spelling);
+llvm::StringRef stringifyArgumentRole(ArgumentRole role);
+llvm::StringRef stringifyPhase(Phase phase);
+
+/// Returns the `remat.phase` of `op`, or std::nullopt if it has none.
+std::optional<Phase> getPhase(Operation *op);
+
+/// Returns the `remat.name` of `op`, or an empty string if it has none.
+llvm::StringRef getOpName(Operation *op);
+
+} // namespace mlir::remat
+
+#endif // REMAT_DIALECT_REMAT_IR_REMATDIALECT_H

@@ -1,0 +1,27 @@
+//===- InitAll.h - register everything remat provides -----------*- C++ -*-===//
+//
+// Entry points that a tool or another compiler calls to make remat's
+// dialects (and the upstream dialects a training step uses) known to a
+// context.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef REMAT_INITALL_H
+#define REMAT_INITALL_H
+
+namespace mlir {
+class DialectRegistry;
+
+namespace remat {
+
+/// Adds the nn and remat dialects to `registry`.
+void registerRematDialects(DialectRegistry &registry);
+
+/// Adds remat's dialects and the upstream dialects that training steps and
+/// remat's tests use (func, arith, tensor, linalg).
+void registerAllDialects(DialectRegistry &registry);
+
+} // namespace remat
+} // namespace mlir
+
+#endif // REMAT_INITALL_H

@@ -1,0 +1,85 @@
+//===- LossOps.cpp - softmax and losses -----------------------------------===//
+//
+// Verifiers and costs of softmax, log-softmax and cross entropy.
+//
+//===----------------------------------------------------------------------===//
+
+#include "NNVerifyUtils.h"
+#include "remat/Dialect/NN/IR/NNOps.h"
+
+using namespace mlir;
+using namespace mlir::nn;
+
+/// FLOPs per element: a max, a subtraction, an exponential, a sum and a
+/// division (softmax); a product, a sum and a subtraction (its backward).
+constexpr int64_t kSoftmaxFlopsPerElement = 5;
+constexpr int64_t kSoftmaxBackwardFlopsPerElement = 4;
+
+static LogicalResult verifySoftmaxDim(Operation *op, int64_t dim) {
+  RankedTensorType type = getTensorType(op->getOperand(0));
+  return verifyDimAttr(op, "dim", dim, type.getRank());
+}
+
+LogicalResult SoftmaxOp::verify() { return verifySoftmaxDim(*this, getDim()); }
+int64_t SoftmaxOp::getFlopCount() {
+  return kSoftmaxFlopsPerElement * getNumElements(getType());
+}
+
+LogicalResult SoftmaxBackwardOp::verify() {
+  return verifySoftmaxDim(*this, getDim());
+}
+int64_t SoftmaxBackwardOp::getFlopCount() {
+  return kSoftmaxBackwardFlopsPerElement * getNumElements(getType());
+}
+
+LogicalResult LogSoftmaxOp::verify() {
+  return verifySoftmaxDim(*this, getDim());
+}
+int64_t LogSoftmaxOp::getFlopCount() {
+  return kSoftmaxFlopsPerElement * getNumElements(getType());
+}
+
+LogicalResult LogSoftmaxBackwardOp::verify() {
+  return verifySoftmaxDim(*this, getDim());
+}
+int64_t LogSoftmaxBackwardOp::getFlopCount() {
+  return kSoftmaxBackwardFlopsPerElement * getNumElements(getType());
+}
+
+/// Checks logits [N, C], labels [N] and a 0-d loss (or loss gradient) of the
+/// logits' element type.
+static LogicalResult verifyCrossEntropy(Operation *op, RankedTensorType logits,
+                                        RankedTensorType labels,
+                                        RankedTensorType loss,
+                                        StringRef lossName) {
+  if (failed(expectRank(op, "logits", logits, 2)) ||
+      failed(expectShape(op, "labels", labels, {logits.getDimSize(0)})) ||
+      failed(expectRank(op, ("a " + lossName).str(), loss, 0)))
+    return failure();
+  return expectSameElementType(op, "logits", logits, lossName, loss);
+}
+
+LogicalResult CrossEntropyOp::verify() {
+  return verifyCrossEntropy(*this, getLogits().getType(),
+                            getLabels().getType(), getType(), "loss");
+}
+
+int64_t CrossEntropyOp::getFlopCount() {
+  return kSoftmaxFlopsPerElement * getNumElements(getLogits().getType());
+}
+
+LogicalResult CrossEntropyBackwardOp::verify() {
+  if (failed(verifyCrossEntropy(*this, getLogits().getType(),
+                                getLabels().getType(),
+                                getGradLoss().getType(), "grad_loss")))
+    return failure();
+  if (getType() != getLogits().getType())
+    return emitOpError() << "expects the result type to equal the logits "
+                            "type, got "
+                         << getType() << " and " << getLogits().getType();
+  return success();
+}
+
+int64_t CrossEntropyBackwardOp::getFlopCount() {
+  return kSoftmaxFlopsPerElement * getNumElements(getType());
+}

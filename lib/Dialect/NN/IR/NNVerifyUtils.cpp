@@ -1,0 +1,127 @@
+//===- NNVerifyUtils.cpp - checks shared by the nn verifiers --------------===//
+//
+// One wording per kind of error, so that diagnostics read the same across
+// the dialect and lit tests can rely on them.
+//
+//===----------------------------------------------------------------------===//
+
+#include "NNVerifyUtils.h"
+
+#include "llvm/ADT/STLExtras.h"
+#include "llvm/Support/raw_ostream.h"
+
+using namespace mlir;
+using namespace mlir::nn;
+
+RankedTensorType mlir::nn::getTensorType(Value value) {
+  return cast<RankedTensorType>(value.getType());
+}
+
+int64_t mlir::nn::getNumElements(Type type) {
+  return cast<RankedTensorType>(type).getNumElements();
+}
+
+std::string mlir::nn::formatShape(ArrayRef<int64_t> shape) {
+  if (shape.empty())
+    return "scalar";
+  std::string text;
+  llvm::raw_string_ostream os(text);
+  llvm::interleave(shape, os, "x");
+  return text;
+}
+
+LogicalResult mlir::nn::expectRank(Operation *op, StringRef what,
+                                   RankedTensorType type, int64_t rank) {
+  if (type.getRank() == rank)
+    return success();
+  return op->emitOpError() << "expects " << what << " of rank " << rank
+                           << ", got " << type;
+}
+
+LogicalResult mlir::nn::expectMinRank(Operation *op, StringRef what,
+                                      RankedTensorType type, int64_t rank) {
+  if (type.getRank() >= rank)
+    return success();
+  return op->emitOpError() << "expects " << what << " of rank at least "
+                           << rank << ", got " << type;
+}
+
+LogicalResult mlir::nn::expectShape(Operation *op, StringRef what,
+                                    RankedTensorType type,
+                                    ArrayRef<int64_t> shape) {
+  if (type.getShape() == shape)
+    return success();
+  return op->emitOpError() << "expects " << what << " of shape "
+                           << formatShape(shape) << ", got " << type;
+}
+
+LogicalResult mlir::nn::expectSameElementType(Operation *op, StringRef what,
+                                              RankedTensorType type,
+                                              StringRef otherWhat,
+                                              RankedTensorType other) {
+  if (type.getElementType() == other.getElementType())
+    return success();
+  return op->emitOpError() << "expects " << what << " and " << otherWhat
+                           << " to have the same element type, got " << type
+                           << " and " << other;
+}
+
+FailureOr<int64_t> mlir::nn::verifyDimAttr(Operation *op, StringRef name,
+                                           int64_t dim, int64_t rank) {
+  if (std::optional<int64_t> normalized = normalizeDim(dim, rank))
+    return *normalized;
+  return op->emitOpError() << "expects '" << name << "' in [" << -rank << ", "
+                           << rank << "), got " << dim;
+}
+
+LogicalResult mlir::nn::expectPositive(Operation *op, StringRef name,
+                                       ArrayRef<int64_t> values) {
+  if (llvm::all_of(values, [](int64_t v) { return v > 0; }))
+    return success();
+  return op->emitOpError() << "expects every value of '" << name
+                           << "' to be positive";
+}
+
+LogicalResult mlir::nn::expectNonNegative(Operation *op, StringRef name,
+                                          ArrayRef<int64_t> values) {
+  if (llvm::all_of(values, [](int64_t v) { return v >= 0; }))
+    return success();
+  return op->emitOpError() << "expects every value of '" << name
+                           << "' to be non-negative";
+}
+
+LogicalResult mlir::nn::expectProbability(Operation *op, StringRef name,
+                                          double value) {
+  if (value >= 0.0 && value < 1.0)
+    return success();
+  return op->emitOpError() << "expects '" << name << "' in [0, 1), got "
+                           << value;
+}
+
+FailureOr<SmallVector<int64_t, 2>>
+mlir::nn::verifyWindow2d(Operation *op, RankedTensorType input,
+                         ArrayRef<int64_t> kernel, ArrayRef<int64_t> stride,
+                         ArrayRef<int64_t> padding, ArrayRef<int64_t> dilation,
+                         bool ceilMode) {
+  if (failed(expectRank(op, "an NCHW input", input, 4)) ||
+      failed(expectPositive(op, "kernel_size", kernel)) ||
+      failed(expectPositive(op, "stride", stride)) ||
+      failed(expectNonNegative(op, "padding", padding)) ||
+      failed(expectPositive(op, "dilation", dilation)))
+    return failure();
+  SmallVector<int64_t, 2> outputSize;
+  for (int i = 0; i < 2; ++i) {
+    WindowGeometry window{kernel[i], stride[i], padding[i], dilation[i],
+                          ceilMode};
+    std::optional<int64_t> size =
+        getWindowOutputSize(input.getDimSize(2 + i), window);
+    if (!size)
+      return op->emitOpError()
+             << "window of effective size " << dilation[i] * (kernel[i] - 1) + 1
+             << " does not fit the padded input of size "
+             << input.getDimSize(2 + i) + 2 * padding[i] << " along "
+             << (i == 0 ? "H" : "W");
+    outputSize.push_back(*size);
+  }
+  return outputSize;
+}

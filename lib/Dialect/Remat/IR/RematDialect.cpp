@@ -1,0 +1,206 @@
+//===- RematDialect.cpp - the remat dialect -------------------------------===//
+//
+// Registers the remat dialect and verifies the `remat.*` attributes wherever
+// they appear: on ops, on function arguments and on function results. Each
+// attribute has one checker; an attribute the dialect does not know is an
+// error, so that typos are caught where they are written.
+//
+//===----------------------------------------------------------------------===//
+
+#include "remat/Dialect/Remat/IR/RematDialect.h"
+
+#include "mlir/IR/BuiltinAttributes.h"
+#include "mlir/IR/OpImplementation.h"
+#include "llvm/ADT/StringSwitch.h"
+
+using namespace mlir;
+using namespace mlir::remat;
+
+#include "remat/Dialect/Remat/IR/RematOpsDialect.cpp.inc"
+
+#define GET_OP_CLASSES
+#include "remat/Dialect/Remat/IR/RematOps.cpp.inc"
+
+void RematDialect::initialize() {
+  addOperations<
+#define GET_OP_LIST
+#include "remat/Dialect/Remat/IR/RematOps.cpp.inc"
+      >();
+}
+
+//===----------------------------------------------------------------------===//
+// Roles and phases
+//===----------------------------------------------------------------------===//
+
+std::optional<ArgumentRole> mlir::remat::parseArgumentRole(StringRef spelling) {
+  return llvm::StringSwitch<std::optional<ArgumentRole>>(spelling)
+      .Case("input", ArgumentRole::Input)
+      .Case("label", ArgumentRole::Label)
+      .Case("weight", ArgumentRole::Weight)
+      .Case("buffer", ArgumentRole::Buffer)
+      .Case("opt_state", ArgumentRole::OptState)
+      .Case("step", ArgumentRole::Step)
+      .Case("seed", ArgumentRole::Seed)
+      .Default(std::nullopt);
+}
+
+StringRef mlir::remat::stringifyArgumentRole(ArgumentRole role) {
+  switch (role) {
+  case ArgumentRole::Input:
+    return "input";
+  case ArgumentRole::Label:
+    return "label";
+  case ArgumentRole::Weight:
+    return "weight";
+  case ArgumentRole::Buffer:
+    return "buffer";
+  case ArgumentRole::OptState:
+    return "opt_state";
+  case ArgumentRole::Step:
+    return "step";
+  case ArgumentRole::Seed:
+    return "seed";
+  }
+  llvm_unreachable("unknown argument role");
+}
+
+std::optional<Phase> mlir::remat::parsePhase(StringRef spelling) {
+  return llvm::StringSwitch<std::optional<Phase>>(spelling)
+      .Case("forward", Phase::Forward)
+      .Case("backward", Phase::Backward)
+      .Case("update", Phase::Update)
+      .Default(std::nullopt);
+}
+
+StringRef mlir::remat::stringifyPhase(Phase phase) {
+  switch (phase) {
+  case Phase::Forward:
+    return "forward";
+  case Phase::Backward:
+    return "backward";
+  case Phase::Update:
+    return "update";
+  }
+  llvm_unreachable("unknown phase");
+}
+
+std::optional<Phase> mlir::remat::getPhase(Operation *op) {
+  auto phase = op->getAttrOfType<StringAttr>(attr::kPhase);
+  return phase ? parsePhase(phase.getValue()) : std::nullopt;
+}
+
+StringRef mlir::remat::getOpName(Operation *op) {
+  auto name = op->getAttrOfType<StringAttr>(attr::kName);
+  return name ? name.getValue() : StringRef();
+}
+
+//===----------------------------------------------------------------------===//
+// Attribute verification
+//===----------------------------------------------------------------------===//
+
+namespace {
+/// Where a `remat.*` attribute was found; each attribute is allowed in some.
+enum class Site { Op, Argument, Result };
+
+StringRef describe(Site site) {
+  switch (site) {
+  case Site::Op:
+    return "an op";
+  case Site::Argument:
+    return "a function argument";
+  case Site::Result:
+    return "a function result";
+  }
+  llvm_unreachable("unknown site");
+}
+
+/// Returns the attribute's string value, or emits an error and returns
+/// std::nullopt when it is not a non-empty string.
+std::optional<StringRef> getNonEmptyString(NamedAttribute attribute,
+                                           function_ref<InFlightDiagnostic()>
+                                               emitError) {
+  auto string = dyn_cast<StringAttr>(attribute.getValue());
+  if (!string || string.getValue().empty()) {
+    emitError() << "'" << attribute.getName().getValue()
+                << "' must be a non-empty string";
+    return std::nullopt;
+  }
+  return string.getValue();
+}
+
+LogicalResult verifyRematAttribute(NamedAttribute attribute, Site site,
+                                   function_ref<InFlightDiagnostic()> emitError) {
+  StringRef name = attribute.getName().getValue();
+  auto allowedAt = [&](std::initializer_list<Site> sites) -> LogicalResult {
+    if (llvm::is_contained(sites, site))
+      return success();
+    return emitError() << "'" << name << "' is not allowed on "
+                       << describe(site);
+  };
+  auto checkValue = [&](bool (*isKnown)(StringRef),
+                        StringRef allowed) -> LogicalResult {
+    std::optional<StringRef> value = getNonEmptyString(attribute, emitError);
+    if (!value)
+      return failure();
+    if (isKnown(*value))
+      return success();
+    return emitError() << "'" << name << "' must be one of " << allowed
+                       << ", got '" << *value << "'";
+  };
+
+  if (name == attr::kName)
+    return success(getNonEmptyString(attribute, emitError).has_value());
+  if (name == attr::kRole) {
+    if (failed(allowedAt({Site::Argument})))
+      return failure();
+    return checkValue(
+        [](StringRef v) { return parseArgumentRole(v).has_value(); },
+        "input, label, weight, buffer, opt_state, step, seed");
+  }
+  if (name == attr::kPhase) {
+    if (failed(allowedAt({Site::Op})))
+      return failure();
+    return checkValue([](StringRef v) { return parsePhase(v).has_value(); },
+                      "forward, backward, update");
+  }
+  if (name == attr::kPolicy) {
+    if (failed(allowedAt({Site::Op})))
+      return failure();
+    return checkValue(
+        [](StringRef v) { return v == "keep" || v == "recompute"; },
+        "keep, recompute");
+  }
+  if (name == attr::kRecomputeOf) {
+    if (failed(allowedAt({Site::Op})))
+      return failure();
+    return success(getNonEmptyString(attribute, emitError).has_value());
+  }
+  if (name == attr::kWeights) {
+    if (failed(allowedAt({Site::Op})))
+      return failure();
+    return success(getNonEmptyString(attribute, emitError).has_value());
+  }
+  return emitError() << "unknown remat attribute '" << name << "'";
+}
+} // namespace
+
+LogicalResult RematDialect::verifyOperationAttribute(Operation *op,
+                                                     NamedAttribute attribute) {
+  return verifyRematAttribute(attribute, Site::Op,
+                              [op] { return op->emitOpError(); });
+}
+
+LogicalResult RematDialect::verifyRegionArgAttribute(Operation *op, unsigned,
+                                                     unsigned argIndex,
+                                                     NamedAttribute attribute) {
+  return verifyRematAttribute(attribute, Site::Argument, [=] {
+    return op->emitOpError() << "argument " << argIndex << ": ";
+  });
+}
+
+LogicalResult RematDialect::verifyRegionResultAttribute(
+    Operation *op, unsigned, unsigned resultIndex, NamedAttribute attribute) {
+  return verifyRematAttribute(attribute, Site::Result, [=] {
+    return op->emitOpError() << "result " << resultIndex << ": ";
+  });
+}

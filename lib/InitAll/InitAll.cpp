@@ -1,0 +1,27 @@
+//===- InitAll.cpp - register everything remat provides -------------------===//
+//
+// One place that lists remat's dialects, so that tools and library users
+// register the same set.
+//
+//===----------------------------------------------------------------------===//
+
+#include "remat/InitAll.h"
+
+#include "remat/Dialect/NN/IR/NNDialect.h"
+#include "remat/Dialect/Remat/IR/RematDialect.h"
+
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/Dialect/Linalg/IR/Linalg.h"
+#include "mlir/Dialect/Tensor/IR/Tensor.h"
+#include "mlir/IR/DialectRegistry.h"
+
+void mlir::remat::registerRematDialects(DialectRegistry &registry) {
+  registry.insert<nn::NNDialect, RematDialect>();
+}
+
+void mlir::remat::registerAllDialects(DialectRegistry &registry) {
+  registerRematDialects(registry);
+  registry.insert<arith::ArithDialect, func::FuncDialect,
+                  linalg::LinalgDialect, tensor::TensorDialect>();
+}

@@ -1,0 +1,44 @@
+#!/usr/bin/env bash
+# install-deps.sh - installs, with apt-get, every Debian package remat needs.
+#
+# Idempotent: packages already present are skipped by apt-get. Run as root
+# (CI and the development machines are root); otherwise sudo is used.
+# Nothing is downloaded from outside Debian's archive. The CUDA toolkit, when
+# present, is expected at /usr/local/cuda and is optional.
+set -euo pipefail
+
+packages=(
+  # Compiler infrastructure (MLIR/LLVM 22; libmlir-22-dev pulls in neither of
+  # the others, so all four are named).
+  llvm-22-dev llvm-22-tools libmlir-22-dev mlir-22-tools
+  # Build tools.
+  cmake ninja-build ccache lld g++
+  # Unit tests and benchmarks.
+  libgtest-dev libgmock-dev libbenchmark-dev
+  # JSON reading (graph import, reports).
+  nlohmann-json3-dev
+  # Optional components switched on by later work: LibTorch (importer and CPU
+  # executor), CBC/GLPK (exact solver), Python torch for reference checks.
+  libtorch-dev python3-torch python3-torchvision python3-networkx
+  coinor-libcbc-dev libglpk-dev
+)
+
+sudo_cmd=()
+if [ "$(id -u)" -ne 0 ]; then sudo_cmd=(sudo); fi
+
+missing=()
+for p in "${packages[@]}"; do
+  if ! dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed"; then
+    missing+=("$p")
+  fi
+done
+
+if [ ${#missing[@]} -eq 0 ]; then
+  echo "install-deps: all ${#packages[@]} packages already installed"
+  exit 0
+fi
+
+echo "install-deps: installing ${missing[*]}"
+export DEBIAN_FRONTEND=noninteractive
+"${sudo_cmd[@]}" apt-get update -q
+"${sudo_cmd[@]}" apt-get install -y -q --no-install-recommends "${missing[@]}"
