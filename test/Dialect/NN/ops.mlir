@@ -1,0 +1,216 @@
+// Round trip of every nn op: custom form, re-parsed output, and the generic
+// form re-parsed into the custom form all print the same.
+// RUN: remat-opt %s | FileCheck %s
+// RUN: remat-opt %s | remat-opt | FileCheck %s
+// RUN: remat-opt %s --mlir-print-op-generic | remat-opt | FileCheck %s
+
+// CHECK-LABEL: func.func @activations
+func.func @activations(%x: tensor<2x8xf32>, %g: tensor<2x8xf32>) -> tensor<2x8xf32> {
+  // CHECK: %[[R:.*]] = nn.relu %{{.*}} : tensor<2x8xf32>
+  %r = nn.relu %x : tensor<2x8xf32>
+  // CHECK: nn.relu_backward %{{.*}}, %[[R]] : tensor<2x8xf32>
+  %dr = nn.relu_backward %g, %r : tensor<2x8xf32>
+  // CHECK: nn.gelu %{{.*}} : tensor<2x8xf32>
+  %ge = nn.gelu %x : tensor<2x8xf32>
+  // CHECK: nn.gelu %{{.*}} {approximate = "tanh"} : tensor<2x8xf32>
+  %gt = nn.gelu %x {approximate = "tanh"} : tensor<2x8xf32>
+  // CHECK: nn.gelu_backward %{{.*}}, %{{.*}} : tensor<2x8xf32>
+  %dge = nn.gelu_backward %g, %x : tensor<2x8xf32>
+  // CHECK: nn.sigmoid %{{.*}} : tensor<2x8xf32>
+  %s = nn.sigmoid %x : tensor<2x8xf32>
+  // CHECK: nn.sigmoid_backward %{{.*}}, %{{.*}} : tensor<2x8xf32>
+  %ds = nn.sigmoid_backward %g, %s : tensor<2x8xf32>
+  // CHECK: nn.tanh %{{.*}} : tensor<2x8xf32>
+  %t = nn.tanh %x : tensor<2x8xf32>
+  // CHECK: nn.tanh_backward %{{.*}}, %{{.*}} : tensor<2x8xf32>
+  %dt = nn.tanh_backward %g, %t : tensor<2x8xf32>
+  return %dt : tensor<2x8xf32>
+}
+
+// CHECK-LABEL: func.func @arithmetic
+func.func @arithmetic(%a: tensor<4x1x3xf32>, %b: tensor<2x1xf32>, %s: tensor<f32>) -> tensor<4x2x3xf32> {
+  // CHECK: nn.add %{{.*}}, %{{.*}} : tensor<4x1x3xf32>, tensor<2x1xf32> -> tensor<4x2x3xf32>
+  %0 = nn.add %a, %b : tensor<4x1x3xf32>, tensor<2x1xf32> -> tensor<4x2x3xf32>
+  // CHECK: nn.sub %{{.*}}, %{{.*}} : tensor<4x2x3xf32>, tensor<f32> -> tensor<4x2x3xf32>
+  %1 = nn.sub %0, %s : tensor<4x2x3xf32>, tensor<f32> -> tensor<4x2x3xf32>
+  // CHECK: nn.mul %{{.*}}, %{{.*}} : tensor<4x2x3xf32>, tensor<4x2x3xf32> -> tensor<4x2x3xf32>
+  %2 = nn.mul %1, %0 : tensor<4x2x3xf32>, tensor<4x2x3xf32> -> tensor<4x2x3xf32>
+  // CHECK: nn.div %{{.*}}, %{{.*}} : tensor<4x2x3xf32>, tensor<2x1xf32> -> tensor<4x2x3xf32>
+  %3 = nn.div %2, %b : tensor<4x2x3xf32>, tensor<2x1xf32> -> tensor<4x2x3xf32>
+  // CHECK: nn.add_scalar %{{.*}}, 1.000000e+00 : tensor<4x2x3xf32>
+  %4 = nn.add_scalar %3, 1.0 : tensor<4x2x3xf32>
+  // CHECK: nn.sub_scalar %{{.*}}, 2.500000e-01 : tensor<4x2x3xf32>
+  %5 = nn.sub_scalar %4, 0.25 : tensor<4x2x3xf32>
+  // CHECK: nn.mul_scalar %{{.*}}, -2.000000e+00 : tensor<4x2x3xf32>
+  %6 = nn.mul_scalar %5, -2.0 : tensor<4x2x3xf32>
+  // CHECK: nn.div_scalar %{{.*}}, 4.000000e+00 : tensor<4x2x3xf32>
+  %7 = nn.div_scalar %6, 4.0 : tensor<4x2x3xf32>
+  return %7 : tensor<4x2x3xf32>
+}
+
+// CHECK-LABEL: func.func @dropout_fill_broadcast
+func.func @dropout_fill_broadcast(%x: tensor<4x16xbf16>, %seed: tensor<i64>, %v: tensor<1x16xf32>) -> (tensor<4x16xbf16>, tensor<3x4x16xf32>, tensor<f32>) {
+  // CHECK: nn.dropout %{{.*}}, %{{.*}}, 1.000000e-01 : tensor<4x16xbf16>, tensor<i64> -> tensor<4x16xbf16>
+  %d = nn.dropout %x, %seed, 0.1 : tensor<4x16xbf16>, tensor<i64> -> tensor<4x16xbf16>
+  // CHECK: nn.dropout_backward %{{.*}}, %{{.*}}, 1.000000e-01 : tensor<4x16xbf16>, tensor<i64> -> tensor<4x16xbf16>
+  %dd = nn.dropout_backward %d, %seed, 0.1 : tensor<4x16xbf16>, tensor<i64> -> tensor<4x16xbf16>
+  // CHECK: nn.full 1.000000e+00 : tensor<f32>
+  %one = nn.full 1.0 : tensor<f32>
+  // CHECK: nn.broadcast_to %{{.*}} : tensor<1x16xf32> -> tensor<3x4x16xf32>
+  %b = nn.broadcast_to %v : tensor<1x16xf32> -> tensor<3x4x16xf32>
+  return %dd, %b, %one : tensor<4x16xbf16>, tensor<3x4x16xf32>, tensor<f32>
+}
+
+// CHECK-LABEL: func.func @linear
+func.func @linear(%x: tensor<3x5x16xf32>, %w: tensor<10x16xf32>, %bias: tensor<10xf32>, %g: tensor<3x5x10xf32>) -> (tensor<3x5x16xf32>, tensor<10x16xf32>, tensor<10xf32>) {
+  // CHECK: nn.linear %{{.*}}, %{{.*}}, %{{.*}} : (tensor<3x5x16xf32>, tensor<10x16xf32>, tensor<10xf32>) -> tensor<3x5x10xf32>
+  %y = nn.linear %x, %w, %bias : (tensor<3x5x16xf32>, tensor<10x16xf32>, tensor<10xf32>) -> tensor<3x5x10xf32>
+  // CHECK: nn.linear %{{.*}}, %{{.*}} : (tensor<3x5x16xf32>, tensor<10x16xf32>) -> tensor<3x5x10xf32>
+  %y2 = nn.linear %x, %w : (tensor<3x5x16xf32>, tensor<10x16xf32>) -> tensor<3x5x10xf32>
+  // CHECK: nn.linear_backward_input %{{.*}}, %{{.*}} : (tensor<3x5x10xf32>, tensor<10x16xf32>) -> tensor<3x5x16xf32>
+  %dx = nn.linear_backward_input %g, %w : (tensor<3x5x10xf32>, tensor<10x16xf32>) -> tensor<3x5x16xf32>
+  // CHECK: nn.linear_backward_weight %{{.*}}, %{{.*}} : (tensor<3x5x10xf32>, tensor<3x5x16xf32>) -> tensor<10x16xf32>
+  %dw = nn.linear_backward_weight %g, %x : (tensor<3x5x10xf32>, tensor<3x5x16xf32>) -> tensor<10x16xf32>
+  // CHECK: nn.linear_backward_bias %{{.*}} : (tensor<3x5x10xf32>) -> tensor<10xf32>
+  %db = nn.linear_backward_bias %g : (tensor<3x5x10xf32>) -> tensor<10xf32>
+  return %dx, %dw, %db : tensor<3x5x16xf32>, tensor<10x16xf32>, tensor<10xf32>
+}
+
+// CHECK-LABEL: func.func @matmul
+func.func @matmul(%a: tensor<2x3x4xf32>, %b: tensor<2x4x5xf32>, %g: tensor<2x3x5xf32>) -> (tensor<2x3x4xf32>, tensor<2x4x5xf32>) {
+  // CHECK: nn.matmul %{{.*}}, %{{.*}} : (tensor<2x3x4xf32>, tensor<2x4x5xf32>) -> tensor<2x3x5xf32>
+  %c = nn.matmul %a, %b : (tensor<2x3x4xf32>, tensor<2x4x5xf32>) -> tensor<2x3x5xf32>
+  // CHECK: nn.matmul_backward_lhs %{{.*}}, %{{.*}} : (tensor<2x3x5xf32>, tensor<2x4x5xf32>) -> tensor<2x3x4xf32>
+  %da = nn.matmul_backward_lhs %g, %b : (tensor<2x3x5xf32>, tensor<2x4x5xf32>) -> tensor<2x3x4xf32>
+  // CHECK: nn.matmul_backward_rhs %{{.*}}, %{{.*}} : (tensor<2x3x5xf32>, tensor<2x3x4xf32>) -> tensor<2x4x5xf32>
+  %db = nn.matmul_backward_rhs %g, %a : (tensor<2x3x5xf32>, tensor<2x3x4xf32>) -> tensor<2x4x5xf32>
+  return %da, %db : tensor<2x3x4xf32>, tensor<2x4x5xf32>
+}
+
+// CHECK-LABEL: func.func @embedding
+func.func @embedding(%w: tensor<100x8xf32>, %i: tensor<2x5xi64>, %g: tensor<2x5x8xf32>) -> (tensor<2x5x8xf32>, tensor<100x8xf32>) {
+  // CHECK: nn.embedding %{{.*}}, %{{.*}} {padding_idx = 0 : i64} : (tensor<100x8xf32>, tensor<2x5xi64>) -> tensor<2x5x8xf32>
+  %e = nn.embedding %w, %i {padding_idx = 0} : (tensor<100x8xf32>, tensor<2x5xi64>) -> tensor<2x5x8xf32>
+  // CHECK: nn.embedding_backward %{{.*}}, %{{.*}} : (tensor<2x5x8xf32>, tensor<2x5xi64>) -> tensor<100x8xf32>
+  %dw = nn.embedding_backward %g, %i : (tensor<2x5x8xf32>, tensor<2x5xi64>) -> tensor<100x8xf32>
+  return %e, %dw : tensor<2x5x8xf32>, tensor<100x8xf32>
+}
+
+// CHECK-LABEL: func.func @convolution
+func.func @convolution(%x: tensor<2x4x9x9xf32>, %w: tensor<6x2x3x3xf32>, %b: tensor<6xf32>, %g: tensor<2x6x5x5xf32>) -> (tensor<2x4x9x9xf32>, tensor<6x2x3x3xf32>, tensor<6xf32>) {
+  // CHECK: nn.conv2d %{{.*}}, %{{.*}}, %{{.*}} {groups = 2 : i64, padding = array<i64: 1, 1>, stride = array<i64: 2, 2>} : (tensor<2x4x9x9xf32>, tensor<6x2x3x3xf32>, tensor<6xf32>) -> tensor<2x6x5x5xf32>
+  %y = nn.conv2d %x, %w, %b {stride = array<i64: 2, 2>, padding = array<i64: 1, 1>, groups = 2} : (tensor<2x4x9x9xf32>, tensor<6x2x3x3xf32>, tensor<6xf32>) -> tensor<2x6x5x5xf32>
+  // CHECK: nn.conv2d %{{.*}}, %{{.*}} {dilation = array<i64: 2, 2>, groups = 2 : i64} : (tensor<2x4x9x9xf32>, tensor<6x2x3x3xf32>) -> tensor<2x6x5x5xf32>
+  %y2 = nn.conv2d %x, %w {dilation = array<i64: 2, 2>, groups = 2} : (tensor<2x4x9x9xf32>, tensor<6x2x3x3xf32>) -> tensor<2x6x5x5xf32>
+  // CHECK: nn.conv2d_backward_input %{{.*}}, %{{.*}} {groups = 2 : i64, padding = array<i64: 1, 1>, stride = array<i64: 2, 2>} : (tensor<2x6x5x5xf32>, tensor<6x2x3x3xf32>) -> tensor<2x4x9x9xf32>
+  %dx = nn.conv2d_backward_input %g, %w {stride = array<i64: 2, 2>, padding = array<i64: 1, 1>, groups = 2} : (tensor<2x6x5x5xf32>, tensor<6x2x3x3xf32>) -> tensor<2x4x9x9xf32>
+  // CHECK: nn.conv2d_backward_weight %{{.*}}, %{{.*}} {groups = 2 : i64, padding = array<i64: 1, 1>, stride = array<i64: 2, 2>} : (tensor<2x6x5x5xf32>, tensor<2x4x9x9xf32>) -> tensor<6x2x3x3xf32>
+  %dw = nn.conv2d_backward_weight %g, %x {stride = array<i64: 2, 2>, padding = array<i64: 1, 1>, groups = 2} : (tensor<2x6x5x5xf32>, tensor<2x4x9x9xf32>) -> tensor<6x2x3x3xf32>
+  // CHECK: nn.conv2d_backward_bias %{{.*}} : (tensor<2x6x5x5xf32>) -> tensor<6xf32>
+  %db = nn.conv2d_backward_bias %g : (tensor<2x6x5x5xf32>) -> tensor<6xf32>
+  return %dx, %dw, %db : tensor<2x4x9x9xf32>, tensor<6x2x3x3xf32>, tensor<6xf32>
+}
+
+// CHECK-LABEL: func.func @pooling
+func.func @pooling(%x: tensor<2x3x9x9xf32>, %g: tensor<2x3x5x5xf32>, %ga: tensor<2x3x4x4xf32>) -> (tensor<2x3x9x9xf32>, tensor<2x3x9x9xf32>) {
+  // CHECK: %{{.*}}, %[[I:.*]] = nn.max_pool2d %{{.*}} {ceil_mode = true, kernel_size = array<i64: 2, 2>, stride = array<i64: 2, 2>} : tensor<2x3x9x9xf32> -> tensor<2x3x5x5xf32>, tensor<2x3x5x5xi64>
+  %y, %i = nn.max_pool2d %x {kernel_size = array<i64: 2, 2>, stride = array<i64: 2, 2>, ceil_mode = true} : tensor<2x3x9x9xf32> -> tensor<2x3x5x5xf32>, tensor<2x3x5x5xi64>
+  // CHECK: nn.max_pool2d_backward %{{.*}}, %[[I]] {ceil_mode = true, kernel_size = array<i64: 2, 2>, stride = array<i64: 2, 2>} : (tensor<2x3x5x5xf32>, tensor<2x3x5x5xi64>) -> tensor<2x3x9x9xf32>
+  %dx = nn.max_pool2d_backward %g, %i {kernel_size = array<i64: 2, 2>, stride = array<i64: 2, 2>, ceil_mode = true} : (tensor<2x3x5x5xf32>, tensor<2x3x5x5xi64>) -> tensor<2x3x9x9xf32>
+  // CHECK: nn.max_pool2d %{{.*}} {dilation = array<i64: 2, 2>, kernel_size = array<i64: 3, 3>, padding = array<i64: 1, 1>, stride = array<i64: 2, 2>} : tensor<2x3x9x9xf32> -> tensor<2x3x4x4xf32>, tensor<2x3x4x4xi64>
+  %y2, %i2 = nn.max_pool2d %x {kernel_size = array<i64: 3, 3>, stride = array<i64: 2, 2>, padding = array<i64: 1, 1>, dilation = array<i64: 2, 2>} : tensor<2x3x9x9xf32> -> tensor<2x3x4x4xf32>, tensor<2x3x4x4xi64>
+  // CHECK: nn.avg_pool2d %{{.*}} {count_include_pad = false, kernel_size = array<i64: 3, 3>, padding = array<i64: 1, 1>, stride = array<i64: 2, 2>} : tensor<2x3x9x9xf32> -> tensor<2x3x5x5xf32>
+  %a = nn.avg_pool2d %x {kernel_size = array<i64: 3, 3>, stride = array<i64: 2, 2>, padding = array<i64: 1, 1>, count_include_pad = false} : tensor<2x3x9x9xf32> -> tensor<2x3x5x5xf32>
+  // CHECK: nn.avg_pool2d_backward %{{.*}} {count_include_pad = false, kernel_size = array<i64: 3, 3>, padding = array<i64: 1, 1>, stride = array<i64: 2, 2>} : tensor<2x3x5x5xf32> -> tensor<2x3x9x9xf32>
+  %da = nn.avg_pool2d_backward %g {kernel_size = array<i64: 3, 3>, stride = array<i64: 2, 2>, padding = array<i64: 1, 1>, count_include_pad = false} : tensor<2x3x5x5xf32> -> tensor<2x3x9x9xf32>
+  // CHECK: nn.adaptive_avg_pool2d %{{.*}} : tensor<2x3x9x9xf32> -> tensor<2x3x4x4xf32>
+  %p = nn.adaptive_avg_pool2d %x : tensor<2x3x9x9xf32> -> tensor<2x3x4x4xf32>
+  // CHECK: nn.adaptive_avg_pool2d_backward %{{.*}} : tensor<2x3x4x4xf32> -> tensor<2x3x9x9xf32>
+  %dp = nn.adaptive_avg_pool2d_backward %ga : tensor<2x3x4x4xf32> -> tensor<2x3x9x9xf32>
+  return %dx, %dp : tensor<2x3x9x9xf32>, tensor<2x3x9x9xf32>
+}
+
+// CHECK-LABEL: func.func @upsample
+func.func @upsample(%x: tensor<1x3x32x32xf32>, %g: tensor<1x3x224x224xf32>) -> tensor<1x3x32x32xf32> {
+  // CHECK: nn.upsample_bilinear2d %{{.*}} : tensor<1x3x32x32xf32> -> tensor<1x3x224x224xf32>
+  %y = nn.upsample_bilinear2d %x : tensor<1x3x32x32xf32> -> tensor<1x3x224x224xf32>
+  // CHECK: nn.upsample_bilinear2d_backward %{{.*}} {align_corners = true} : tensor<1x3x224x224xf32> -> tensor<1x3x32x32xf32>
+  %dx = nn.upsample_bilinear2d_backward %g {align_corners = true} : tensor<1x3x224x224xf32> -> tensor<1x3x32x32xf32>
+  return %dx : tensor<1x3x32x32xf32>
+}
+
+// CHECK-LABEL: func.func @batch_norm
+func.func @batch_norm(%x: tensor<4x16x8x8xf32>, %w: tensor<16xf32>, %b: tensor<16xf32>, %rm: tensor<16xf32>, %rv: tensor<16xf32>, %g: tensor<4x16x8x8xf32>) -> (tensor<4x16x8x8xf32>, tensor<16xf32>, tensor<16xf32>, tensor<16xf32>, tensor<16xf32>) {
+  // CHECK: %[[Y:.*]], %[[M:.*]], %[[S:.*]], %{{.*}}, %{{.*}} = nn.batch_norm %{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}, %{{.*}} {momentum = 2.000000e-01 : f64} : tensor<4x16x8x8xf32>, tensor<16xf32>
+  %y, %mean, %invstd, %nrm, %nrv = nn.batch_norm %x, %w, %b, %rm, %rv {momentum = 0.2 : f64} : tensor<4x16x8x8xf32>, tensor<16xf32>
+  // CHECK: nn.batch_norm_backward %{{.*}}, %{{.*}}, %{{.*}}, %[[M]], %[[S]] : tensor<4x16x8x8xf32>, tensor<16xf32>
+  %dx, %dw, %db = nn.batch_norm_backward %g, %x, %w, %mean, %invstd : tensor<4x16x8x8xf32>, tensor<16xf32>
+  return %dx, %dw, %db, %nrm, %nrv : tensor<4x16x8x8xf32>, tensor<16xf32>, tensor<16xf32>, tensor<16xf32>, tensor<16xf32>
+}
+
+// CHECK-LABEL: func.func @layer_norm
+func.func @layer_norm(%x: tensor<2x5x16xf32>, %w: tensor<16xf32>, %b: tensor<16xf32>, %g: tensor<2x5x16xf32>) -> (tensor<2x5x16xf32>, tensor<16xf32>, tensor<16xf32>) {
+  // CHECK: nn.layer_norm %{{.*}}, %{{.*}}, %{{.*}} : tensor<2x5x16xf32>, tensor<16xf32> -> tensor<2x5x1xf32>
+  %y, %mean, %rstd = nn.layer_norm %x, %w, %b : tensor<2x5x16xf32>, tensor<16xf32> -> tensor<2x5x1xf32>
+  // CHECK: nn.layer_norm_backward %{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}, %{{.*}} : tensor<2x5x16xf32>, tensor<2x5x1xf32>, tensor<16xf32>
+  %dx, %dw, %db = nn.layer_norm_backward %g, %x, %mean, %rstd, %w : tensor<2x5x16xf32>, tensor<2x5x1xf32>, tensor<16xf32>
+  return %dx, %dw, %db : tensor<2x5x16xf32>, tensor<16xf32>, tensor<16xf32>
+}
+
+// CHECK-LABEL: func.func @shapes
+func.func @shapes(%x: tensor<2x3x4x5xf32>, %y: tensor<2x3x1x5xf32>) -> (tensor<6x20xf32>, tensor<2x60xf32>, tensor<2x5x4x3xf32>, tensor<5x2x3x4xf32>, tensor<2x3x5x5xf32>) {
+  // CHECK: nn.reshape %{{.*}} : tensor<2x3x4x5xf32> -> tensor<6x20xf32>
+  %r = nn.reshape %x : tensor<2x3x4x5xf32> -> tensor<6x20xf32>
+  // CHECK: nn.flatten %{{.*}} : tensor<2x3x4x5xf32> -> tensor<2x60xf32>
+  %f = nn.flatten %x : tensor<2x3x4x5xf32> -> tensor<2x60xf32>
+  // CHECK: nn.transpose %{{.*}} {dim0 = 1 : i64, dim1 = -1 : i64} : tensor<2x3x4x5xf32> -> tensor<2x5x4x3xf32>
+  %t = nn.transpose %x {dim0 = 1, dim1 = -1} : tensor<2x3x4x5xf32> -> tensor<2x5x4x3xf32>
+  // CHECK: nn.permute %{{.*}} {dims = array<i64: 3, 0, 1, 2>} : tensor<2x3x4x5xf32> -> tensor<5x2x3x4xf32>
+  %p = nn.permute %x {dims = array<i64: 3, 0, 1, 2>} : tensor<2x3x4x5xf32> -> tensor<5x2x3x4xf32>
+  // CHECK: nn.concat %{{.*}}, %{{.*}} {dim = 2 : i64} : (tensor<2x3x4x5xf32>, tensor<2x3x1x5xf32>) -> tensor<2x3x5x5xf32>
+  %c = nn.concat %x, %y {dim = 2} : (tensor<2x3x4x5xf32>, tensor<2x3x1x5xf32>) -> tensor<2x3x5x5xf32>
+  return %r, %f, %t, %p, %c : tensor<6x20xf32>, tensor<2x60xf32>, tensor<2x5x4x3xf32>, tensor<5x2x3x4xf32>, tensor<2x3x5x5xf32>
+}
+
+// CHECK-LABEL: func.func @slices_and_reductions
+func.func @slices_and_reductions(%x: tensor<2x10x4xf32>) -> (tensor<2x10x4xf32>, tensor<2x4xf32>, tensor<1x10x1xf32>) {
+  // CHECK: nn.slice %{{.*}} {dim = 1 : i64, end = 9 : i64, start = 1 : i64, step = 3 : i64} : tensor<2x10x4xf32> -> tensor<2x3x4xf32>
+  %s = nn.slice %x {dim = 1, start = 1, end = 9, step = 3} : tensor<2x10x4xf32> -> tensor<2x3x4xf32>
+  // CHECK: nn.slice_backward %{{.*}} {dim = 1 : i64, end = 9 : i64, start = 1 : i64, step = 3 : i64} : tensor<2x3x4xf32> -> tensor<2x10x4xf32>
+  %ds = nn.slice_backward %s {dim = 1, start = 1, end = 9, step = 3} : tensor<2x3x4xf32> -> tensor<2x10x4xf32>
+  // CHECK: nn.sum %{{.*}} {dims = array<i64: 1>} : tensor<2x10x4xf32> -> tensor<2x4xf32>
+  %sum = nn.sum %x {dims = array<i64: 1>} : tensor<2x10x4xf32> -> tensor<2x4xf32>
+  // CHECK: nn.mean %{{.*}} {dims = array<i64: 0, -1>, keepdim = true} : tensor<2x10x4xf32> -> tensor<1x10x1xf32>
+  %mean = nn.mean %x {dims = array<i64: 0, -1>, keepdim = true} : tensor<2x10x4xf32> -> tensor<1x10x1xf32>
+  return %ds, %sum, %mean : tensor<2x10x4xf32>, tensor<2x4xf32>, tensor<1x10x1xf32>
+}
+
+// CHECK-LABEL: func.func @losses
+func.func @losses(%logits: tensor<8x10xf32>, %labels: tensor<8xi64>, %g: tensor<8x10xf32>) -> (tensor<f32>, tensor<8x10xf32>, tensor<8x10xf32>, tensor<8x10xf32>) {
+  // CHECK: nn.softmax %{{.*}} {dim = 1 : i64} : tensor<8x10xf32>
+  %p = nn.softmax %logits {dim = 1} : tensor<8x10xf32>
+  // CHECK: nn.softmax_backward %{{.*}}, %{{.*}} {dim = 1 : i64} : tensor<8x10xf32>
+  %dp = nn.softmax_backward %g, %p {dim = 1} : tensor<8x10xf32>
+  // CHECK: nn.log_softmax %{{.*}} {dim = -1 : i64} : tensor<8x10xf32>
+  %lp = nn.log_softmax %logits {dim = -1} : tensor<8x10xf32>
+  // CHECK: nn.log_softmax_backward %{{.*}}, %{{.*}} {dim = -1 : i64} : tensor<8x10xf32>
+  %dlp = nn.log_softmax_backward %g, %lp {dim = -1} : tensor<8x10xf32>
+  // CHECK: nn.cross_entropy %{{.*}}, %{{.*}} : (tensor<8x10xf32>, tensor<8xi64>) -> tensor<f32>
+  %loss = nn.cross_entropy %logits, %labels : (tensor<8x10xf32>, tensor<8xi64>) -> tensor<f32>
+  // CHECK: nn.full 1.000000e+00 : tensor<f32>
+  %one = nn.full 1.0 : tensor<f32>
+  // CHECK: nn.cross_entropy_backward %{{.*}}, %{{.*}}, %{{.*}} {ignore_index = 0 : i64} : (tensor<f32>, tensor<8x10xf32>, tensor<8xi64>) -> tensor<8x10xf32>
+  %dl = nn.cross_entropy_backward %one, %logits, %labels {ignore_index = 0} : (tensor<f32>, tensor<8x10xf32>, tensor<8xi64>) -> tensor<8x10xf32>
+  return %loss, %dp, %dlp, %dl : tensor<f32>, tensor<8x10xf32>, tensor<8x10xf32>, tensor<8x10xf32>
+}
+
+// CHECK-LABEL: func.func @optimizers
+func.func @optimizers(%p: tensor<16xf32>, %g: tensor<16xf32>, %buf: tensor<16xf32>, %m: tensor<16xf32>, %v: tensor<16xf32>, %step: tensor<f32>) -> (tensor<16xf32>, tensor<16xf32>, tensor<16xf32>, tensor<16xf32>, tensor<16xf32>, tensor<16xf32>) {
+  // CHECK: nn.sgd %{{.*}}, %{{.*}} {lr = 1.000000e-01 : f64} : (tensor<16xf32>, tensor<16xf32>) -> tensor<16xf32>
+  %p1 = nn.sgd %p, %g {lr = 0.1 : f64} : (tensor<16xf32>, tensor<16xf32>) -> tensor<16xf32>
+  // CHECK: nn.sgd %{{.*}}, %{{.*}}, %{{.*}} {lr = 1.000000e-01 : f64, momentum = 9.000000e-01 : f64, nesterov = true, weight_decay = 5.000000e-04 : f64} : (tensor<16xf32>, tensor<16xf32>, tensor<16xf32>) -> (tensor<16xf32>, tensor<16xf32>)
+  %p2, %buf2 = nn.sgd %p, %g, %buf {lr = 0.1 : f64, momentum = 0.9 : f64, weight_decay = 5.0e-4 : f64, nesterov = true} : (tensor<16xf32>, tensor<16xf32>, tensor<16xf32>) -> (tensor<16xf32>, tensor<16xf32>)
+  // CHECK: nn.adam %{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}, %{{.*}} : tensor<16xf32>, tensor<f32>
+  %p3, %m3, %v3 = nn.adam %p, %g, %m, %v, %step : tensor<16xf32>, tensor<f32>
+  return %p1, %p2, %buf2, %p3, %m3, %v3 : tensor<16xf32>, tensor<16xf32>, tensor<16xf32>, tensor<16xf32>, tensor<16xf32>, tensor<16xf32>
+}

@@ -1,0 +1,91 @@
+// Misspelled, misplaced or ill-typed remat.* attributes are errors.
+// RUN: remat-opt %s -split-input-file -verify-diagnostics
+
+func.func @unknown(%x: tensor<4xf32>) -> tensor<4xf32> {
+  // expected-error @+1 {{unknown remat attribute 'remat.phaze'}}
+  %0 = nn.relu %x {remat.phaze = "forward"} : tensor<4xf32>
+  return %0 : tensor<4xf32>
+}
+
+// -----
+
+func.func @bad_phase(%x: tensor<4xf32>) -> tensor<4xf32> {
+  // expected-error @+1 {{'remat.phase' must be one of forward, backward, update, got 'backwards'}}
+  %0 = nn.relu %x {remat.phase = "backwards"} : tensor<4xf32>
+  return %0 : tensor<4xf32>
+}
+
+// -----
+
+func.func @empty_name(%x: tensor<4xf32>) -> tensor<4xf32> {
+  // expected-error @+1 {{'remat.name' must be a non-empty string}}
+  %0 = nn.relu %x {remat.name = ""} : tensor<4xf32>
+  return %0 : tensor<4xf32>
+}
+
+// -----
+
+func.func @name_not_string(%x: tensor<4xf32>) -> tensor<4xf32> {
+  // expected-error @+1 {{'remat.name' must be a non-empty string}}
+  %0 = nn.relu %x {remat.name = 3 : i64} : tensor<4xf32>
+  return %0 : tensor<4xf32>
+}
+
+// -----
+
+func.func @bad_policy(%x: tensor<4xf32>) -> tensor<4xf32> {
+  // expected-error @+1 {{'remat.policy' must be one of keep, recompute, got 'always'}}
+  %0 = nn.relu %x {remat.policy = "always"} : tensor<4xf32>
+  return %0 : tensor<4xf32>
+}
+
+// -----
+
+func.func @role_on_op(%x: tensor<4xf32>) -> tensor<4xf32> {
+  // expected-error @+1 {{'remat.role' is not allowed on an op}}
+  %0 = nn.relu %x {remat.role = "input"} : tensor<4xf32>
+  return %0 : tensor<4xf32>
+}
+
+// -----
+
+func.func @empty_recompute_of(%x: tensor<4xf32>) -> tensor<4xf32> {
+  // expected-error @+1 {{'remat.recompute_of' must be a non-empty string}}
+  %0 = nn.relu %x {remat.recompute_of = ""} : tensor<4xf32>
+  return %0 : tensor<4xf32>
+}
+
+// -----
+
+// expected-error @+1 {{argument 0: 'remat.role' must be one of input, label, weight, buffer, opt_state, step, seed, got 'parameter'}}
+func.func @bad_role(%x: tensor<4xf32> {remat.role = "parameter"}) -> tensor<4xf32> {
+  return %x : tensor<4xf32>
+}
+
+// -----
+
+// expected-error @+1 {{argument 1: 'remat.phase' is not allowed on a function argument}}
+func.func @phase_on_argument(%x: tensor<4xf32>, %y: tensor<4xf32> {remat.phase = "forward"}) -> tensor<4xf32> {
+  return %x : tensor<4xf32>
+}
+
+// -----
+
+// expected-error @+1 {{result 0: 'remat.role' is not allowed on a function result}}
+func.func @role_on_result(%x: tensor<4xf32>) -> (tensor<4xf32> {remat.role = "weight"}) {
+  return %x : tensor<4xf32>
+}
+
+// -----
+
+// expected-error @+1 {{argument 0: 'remat.weights' is not allowed on a function argument}}
+func.func @weights_on_argument(%x: tensor<4xf32> {remat.weights = "w"}) -> tensor<4xf32> {
+  return %x : tensor<4xf32>
+}
+
+// -----
+
+// expected-error @+1 {{'remat.weights' must be a non-empty string}}
+func.func @empty_weights(%x: tensor<4xf32>) -> tensor<4xf32> attributes {remat.weights = ""} {
+  return %x : tensor<4xf32>
+}

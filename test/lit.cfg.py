@@ -1,0 +1,29 @@
+# -*- Python -*-
+# Lit configuration for remat's tests: finds the tools in the build tree and
+# LLVM's FileCheck, not and count, and sets the features tests may require.
+
+import os
+
+import lit.formats
+from lit.llvm import llvm_config
+
+config.name = "remat"
+config.test_format = lit.formats.ShTest(not llvm_config.use_lit_shell)
+config.suffixes = [".mlir", ".json", ".test"]
+config.excludes = ["CMakeLists.txt", "lit.cfg.py", "lit.site.cfg.py", "Inputs"]
+config.test_source_root = os.path.dirname(__file__)
+config.test_exec_root = os.path.join(config.remat_obj_root, "test")
+
+config.substitutions.append(("%PATH%", config.environment["PATH"]))
+config.substitutions.append(("%fixtures", os.path.join(config.test_source_root, "Fixtures")))
+
+llvm_config.with_system_environment(["HOME", "INCLUDE", "LIB", "TMP", "TEMP"])
+llvm_config.use_default_substitutions()
+
+tool_dirs = [config.remat_tools_dir, config.llvm_tools_dir]
+llvm_config.add_tool_substitutions(["remat-opt"], tool_dirs)
+llvm_config.with_environment("PATH", config.llvm_tools_dir, append_path=True)
+llvm_config.with_environment("PATH", config.remat_tools_dir, append_path=True)
+
+if config.remat_enable_torch:
+    config.available_features.add("torch")
