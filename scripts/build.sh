@@ -1,0 +1,20 @@
+#!/usr/bin/env bash
+# build.sh - installs what remat needs, then configures and builds it.
+#
+# Usage: scripts/build.sh [BUILD_DIR]   (default: build/ in the repository)
+# Extra CMake options can be passed in REMAT_CMAKE_ARGS. Uses Ninja and
+# ccache; a second run rebuilds only what changed.
+set -euo pipefail
+
+root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
+build_dir="${1:-$root/build}"
+
+bash "$root/scripts/install-deps.sh"
+
+llvm_prefix=/usr/lib/llvm-22
+cmake -S "$root" -B "$build_dir" -G Ninja \
+  -DCMAKE_BUILD_TYPE=Release \
+  -DMLIR_DIR="$llvm_prefix/lib/cmake/mlir" \
+  -DLLVM_EXTERNAL_LIT="$llvm_prefix/bin/lit" \
+  ${REMAT_CMAKE_ARGS:-}
+cmake --build "$build_dir"
