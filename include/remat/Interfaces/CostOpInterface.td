@@ -25,6 +25,9 @@ def CostOpInterface : OpInterface<"CostOpInterface"> {
       element once.
     - `getWorkspaceBytes`: scratch memory live only while the op runs, on top
       of its operands and results; 0 by default.
+    - `getGivenCost`: for abstract benchmark-graph ops, the cost the graph
+      gives (in its own units); std::nullopt for real ops, whose time the
+      cost model estimates from FLOPs and bytes.
     - `isRecomputable`: false for ops whose results cannot be reproduced by
       running them again (and that must therefore never be cloned by
       rematerialization); true by default, since every op of value semantics
@@ -45,6 +48,11 @@ def CostOpInterface : OpInterface<"CostOpInterface"> {
     InterfaceMethod<
       "Returns whether running the op again reproduces its results.",
       "bool", "isRecomputable", (ins), "", [{ return true; }]>,
+    InterfaceMethod<
+      "Returns the op's compute cost in an imported graph's own units, for "
+      "abstract graph ops whose cost is given rather than estimated.",
+      "std::optional<double>", "getGivenCost", (ins), "",
+      [{ return std::nullopt; }]>,
   ];
 }
 

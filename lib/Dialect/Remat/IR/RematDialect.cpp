@@ -9,7 +9,9 @@
 
 #include "remat/Dialect/Remat/IR/RematDialect.h"
 
+#include "mlir/IR/Builders.h"
 #include "mlir/IR/BuiltinAttributes.h"
+#include "mlir/IR/BuiltinTypes.h"
 #include "mlir/IR/OpImplementation.h"
 #include "llvm/ADT/StringSwitch.h"
 
@@ -26,6 +28,25 @@ void RematDialect::initialize() {
 #define GET_OP_LIST
 #include "remat/Dialect/Remat/IR/RematOps.cpp.inc"
       >();
+}
+
+//===----------------------------------------------------------------------===//
+// GraphNodeOp
+//===----------------------------------------------------------------------===//
+
+LogicalResult GraphNodeOp::verify() {
+  double cost = getCost().convertToDouble();
+  if (!(cost >= 0.0))
+    return emitOpError() << "expects a non-negative 'cost', got " << cost;
+  if (!getOutput().getType().hasStaticShape())
+    return emitOpError("expects a statically sized output");
+  return success();
+}
+
+int64_t GraphNodeOp::getFlopCount() { return 0; }
+
+std::optional<double> GraphNodeOp::getGivenCost() {
+  return getCost().convertToDouble();
 }
 
 //===----------------------------------------------------------------------===//
@@ -180,14 +201,41 @@ LogicalResult verifyRematAttribute(NamedAttribute attribute, Site site,
       return failure();
     return success(getNonEmptyString(attribute, emitError).has_value());
   }
+  if (name == attr::kOffsets) {
+    if (failed(allowedAt({Site::Op})))
+      return failure();
+    auto offsets = dyn_cast<DenseI64ArrayAttr>(attribute.getValue());
+    if (!offsets || llvm::any_of(offsets.asArrayRef(),
+                                 [](int64_t offset) { return offset < 0; }))
+      return emitError() << "'" << name
+                         << "' must be an array of non-negative i64 offsets";
+    return success();
+  }
+  if (name == attr::kWorkspaceOffset || name == attr::kArenaBytes) {
+    if (failed(allowedAt({Site::Op})))
+      return failure();
+    auto value = dyn_cast<IntegerAttr>(attribute.getValue());
+    if (!value || value.getValue().isNegative())
+      return emitError() << "'" << name << "' must be a non-negative integer";
+    return success();
+  }
   return emitError() << "unknown remat attribute '" << name << "'";
 }
 } // namespace
 
 LogicalResult RematDialect::verifyOperationAttribute(Operation *op,
                                                      NamedAttribute attribute) {
-  return verifyRematAttribute(attribute, Site::Op,
-                              [op] { return op->emitOpError(); });
+  if (failed(verifyRematAttribute(attribute, Site::Op,
+                                  [op] { return op->emitOpError(); })))
+    return failure();
+  // One offset per result.
+  auto offsets = dyn_cast<DenseI64ArrayAttr>(attribute.getValue());
+  if (attribute.getName() == attr::kOffsets &&
+      offsets.size() != static_cast<int64_t>(op->getNumResults()))
+    return op->emitOpError() << "has " << op->getNumResults()
+                             << " results but " << offsets.size()
+                             << " entries in '" << attr::kOffsets << "'";
+  return success();
 }
 
 LogicalResult RematDialect::verifyRegionArgAttribute(Operation *op, unsigned,

@@ -29,6 +29,9 @@ def Remat_Dialect : Dialect {
     | `remat.policy` | ops | `keep`, `recompute` (the user's marks) |
     | `remat.recompute_of` | ops | the name of the value this op recomputes |
     | `remat.weights` | functions | path of the weights file |
+    | `remat.offsets` | ops | the arena offset of each result (memory planner) |
+    | `remat.workspace_offset` | ops | the arena offset of the op's workspace |
+    | `remat.arena_bytes` | functions | the size of the planned arena |
 
     A value is named `<op name>` for a single result or `<op name>#k` for
     result k; an argument by its `remat.name`.

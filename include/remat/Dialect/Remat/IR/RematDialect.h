@@ -9,8 +9,13 @@
 #ifndef REMAT_DIALECT_REMAT_IR_REMATDIALECT_H
 #define REMAT_DIALECT_REMAT_IR_REMATDIALECT_H
 
+#include "mlir/Bytecode/BytecodeOpInterface.h"
+#include "mlir/IR/BuiltinTypes.h"
 #include "mlir/IR/Dialect.h"
 #include "mlir/IR/OpDefinition.h"
+#include "mlir/IR/OpImplementation.h"
+#include "mlir/Interfaces/SideEffectInterfaces.h"
+#include "remat/Interfaces/CostOpInterface.h"
 
 #include "remat/Dialect/Remat/IR/RematOpsDialect.h.inc"
 
@@ -27,6 +32,9 @@ inline constexpr llvm::StringLiteral kPhase = "remat.phase";
 inline constexpr llvm::StringLiteral kPolicy = "remat.policy";
 inline constexpr llvm::StringLiteral kRecomputeOf = "remat.recompute_of";
 inline constexpr llvm::StringLiteral kWeights = "remat.weights";
+inline constexpr llvm::StringLiteral kOffsets = "remat.offsets";
+inline constexpr llvm::StringLiteral kWorkspaceOffset = "remat.workspace_offset";
+inline constexpr llvm::StringLiteral kArenaBytes = "remat.arena_bytes";
 } // namespace attr
 
 /// The role of a function argument in a training step.
