@@ -17,8 +17,9 @@ namespace remat {
 /// Adds the nn and remat dialects to `registry`.
 void registerRematDialects(DialectRegistry &registry);
 
-/// Adds remat's dialects and the upstream dialects that training steps and
-/// remat's tests use (func, arith, tensor, linalg).
+/// Adds remat's dialects, the upstream dialects that training steps and
+/// remat's tests use (func, arith, cf, tensor, linalg), and the cost models of
+/// the upstream ones.
 void registerAllDialects(DialectRegistry &registry);
 
 } // namespace remat

@@ -9,8 +9,10 @@
 
 #include "remat/Dialect/NN/IR/NNDialect.h"
 #include "remat/Dialect/Remat/IR/RematDialect.h"
+#include "remat/Interfaces/UpstreamCostModels.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/ControlFlow/IR/ControlFlow.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
@@ -22,6 +24,7 @@ void mlir::remat::registerRematDialects(DialectRegistry &registry) {
 
 void mlir::remat::registerAllDialects(DialectRegistry &registry) {
   registerRematDialects(registry);
-  registry.insert<arith::ArithDialect, func::FuncDialect,
+  registry.insert<arith::ArithDialect, cf::ControlFlowDialect, func::FuncDialect,
                   linalg::LinalgDialect, tensor::TensorDialect>();
+  registerUpstreamCostModels(registry);
 }

@@ -89,3 +89,42 @@ func.func @weights_on_argument(%x: tensor<4xf32> {remat.weights = "w"}) -> tenso
 func.func @empty_weights(%x: tensor<4xf32>) -> tensor<4xf32> attributes {remat.weights = ""} {
   return %x : tensor<4xf32>
 }
+
+// -----
+
+func.func @negative_offset(%x: tensor<4xf32>) -> tensor<4xf32> {
+  // expected-error @+1 {{'remat.offsets' must be an array of non-negative i64 offsets}}
+  %0 = nn.relu %x {remat.offsets = array<i64: -256>} : tensor<4xf32>
+  return %0 : tensor<4xf32>
+}
+
+// -----
+
+func.func @offsets_per_result(%x: tensor<4xf32>) -> tensor<4xf32> {
+  // expected-error @+1 {{has 1 results but 2 entries in 'remat.offsets'}}
+  %0 = nn.relu %x {remat.offsets = array<i64: 0, 256>} : tensor<4xf32>
+  return %0 : tensor<4xf32>
+}
+
+// -----
+
+// expected-error @+1 {{'remat.arena_bytes' must be a non-negative integer}}
+func.func @arena(%x: tensor<4xf32>) -> tensor<4xf32> attributes {remat.arena_bytes = "big"} {
+  return %x : tensor<4xf32>
+}
+
+// -----
+
+func.func @workspace_offset(%x: tensor<4xf32>) -> tensor<4xf32> {
+  // expected-error @+1 {{'remat.workspace_offset' must be a non-negative integer}}
+  %0 = nn.relu %x {remat.workspace_offset = -1 : i64} : tensor<4xf32>
+  return %0 : tensor<4xf32>
+}
+
+// -----
+
+func.func @graph_node_cost() -> tensor<4xi8> {
+  // expected-error @+1 {{expects a non-negative 'cost', got -1}}
+  %0 = remat.graph_node() {cost = -1.0 : f64} : () -> tensor<4xi8>
+  return %0 : tensor<4xi8>
+}

@@ -1,0 +1,91 @@
+//===- PeakMemory.h - bytes live at every op of a step -----------*- C++ -*-===//
+//
+// The peak-memory analysis: DESIGN.md's memory model applied to the body of
+// a function. Arguments are live throughout; values the function returns
+// from their definition to the end; every other value from its definition
+// to its last use; while an op runs, its operands, results and workspace
+// are live. Reports live bytes at every op, the peak, where it occurs and
+// what it is made of.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef REMAT_ANALYSIS_PEAKMEMORY_H
+#define REMAT_ANALYSIS_PEAKMEMORY_H
+
+#include "remat/Remat/MemoryModel.h"
+
+#include "mlir/IR/Operation.h"
+#include "mlir/Interfaces/FunctionInterfaces.h"
+#include "mlir/Support/LLVM.h"
+
+#include <string>
+#include <vector>
+
+namespace mlir::remat {
+
+/// One non-argument value of the step and the steps during which it lives.
+struct ValueLifetime {
+  Value value;
+  Lifetime lifetime;
+  /// Returned by the function (live to the end).
+  bool isFunctionResult = false;
+};
+
+/// What the bytes live at one step are.
+struct MemoryBreakdown {
+  int64_t arguments = 0;
+  int64_t results = 0;
+  int64_t activations = 0;
+  int64_t workspace = 0;
+
+  int64_t total() const { return arguments + results + activations + workspace; }
+};
+
+class PeakMemory {
+public:
+  /// Analyzes the single-block body of `function`. Emits an error with a
+  /// location and fails on a value without a static size (dynamic shapes,
+  /// unranked tensors, element types without a size), an op without cost
+  /// information, or a body of several blocks.
+  static FailureOr<PeakMemory> analyze(FunctionOpInterface function);
+
+  /// The ops of the body in order (the schedule), terminator excluded.
+  ArrayRef<Operation *> getSchedule() const { return schedule; }
+  int64_t getArgumentBytes() const { return argumentBytes; }
+  /// Every value an op of the schedule defines, in definition order.
+  ArrayRef<ValueLifetime> getValues() const { return values; }
+  /// Workspace bytes of each step.
+  ArrayRef<int64_t> getWorkspaceBytes() const { return workspaceBytes; }
+  /// Live bytes at each step (arguments, live values and workspace).
+  ArrayRef<int64_t> getLiveBytes() const { return profile.liveBytes; }
+  int64_t getPeakBytes() const { return profile.peakBytes; }
+  /// The first step at which the peak is reached; -1 for an empty body.
+  int64_t getPeakStep() const { return profile.peakStep; }
+  Operation *getPeakOp() const;
+  /// The composition of the live bytes at `step`.
+  MemoryBreakdown getBreakdown(int64_t step) const;
+
+  void print(raw_ostream &os) const;
+
+private:
+  FunctionOpInterface function;
+  std::vector<Operation *> schedule;
+  int64_t argumentBytes = 0;
+  std::vector<ValueLifetime> values;
+  std::vector<int64_t> workspaceBytes;
+  LiveProfile profile;
+};
+
+/// The DESIGN.md name of a value: the `remat.name` of an argument; for an
+/// op's result, the op's `remat.name`, followed by `#k` for result k of an op
+/// with several results. Ops and arguments without a name are called by
+/// their kind and position (`nn.relu@3`, `arg2`).
+std::string getValueName(Value value);
+
+/// Returns the bytes of `value`'s type, or emits an error at `loc` and fails
+/// when the type has no static size.
+FailureOr<int64_t> getValueBytes(Value value, Location loc);
+
+} // namespace mlir::remat
+
+#endif // REMAT_ANALYSIS_PEAKMEMORY_H

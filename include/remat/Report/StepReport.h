@@ -1,0 +1,82 @@
+//===- StepReport.h - the memory and cost report of a step ------*- C++ -*-===//
+//
+// What remat tells a user about one training step: its memory (arguments,
+// arena, the peak and what it is made of), its compute cost, what the solver
+// did, and every op; as JSON (docs/report.md lists the keys) and as an SVG
+// timeline of live bytes over the schedule.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef REMAT_REPORT_STEPREPORT_H
+#define REMAT_REPORT_STEPREPORT_H
+
+#include "remat/Analysis/CostModel.h"
+#include "remat/Analysis/PeakMemory.h"
+
+#include "mlir/Interfaces/FunctionInterfaces.h"
+
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace mlir::remat {
+
+/// One op of the schedule as the report shows it.
+struct OpRecord {
+  std::string name;
+  std::string kind;
+  std::string phase;
+  int64_t flops = 0;
+  /// In the report's cost unit.
+  double cost = 0.0;
+  int64_t workspaceBytes = 0;
+  std::vector<int64_t> resultBytes;
+  std::vector<int64_t> resultOffsets;
+  /// The value this op recomputes (`remat.recompute_of`), if any.
+  std::string recomputeOf;
+};
+
+struct StepReport {
+  std::string function;
+  std::optional<int64_t> budgetBytes;
+  int64_t argumentBytes = 0;
+  int64_t arenaBytes = 0;
+  int64_t peakBytesBefore = 0;
+  int64_t peakBytesAfter = 0;
+  MemoryBreakdown peakBreakdown;
+  /// The op at the peak (after), for the timeline.
+  std::string peakOp;
+  CostUnit costUnit = CostUnit::Seconds;
+  double computeCostBefore = 0.0;
+  double computeCostAfter = 0.0;
+  std::string solver = "none";
+  std::string status = "none";
+  std::optional<double> lowerBoundCost;
+  double solveSeconds = 0.0;
+  std::vector<std::string> kept;
+  std::vector<std::string> recomputed;
+  std::vector<OpRecord> ops;
+  /// Live bytes at each step before and after rematerialization.
+  std::vector<int64_t> liveBytesBefore;
+  std::vector<int64_t> liveBytesAfter;
+};
+
+/// Builds the report of `function` as it stands, as if no rematerialization
+/// ran (before = after, solver and status "none"). Uses the function's memory
+/// plan when it has one, else plans it without changing the IR. Emits an
+/// error and fails when the function cannot be analyzed or mixes graph costs
+/// with estimated ones.
+FailureOr<StepReport> buildStepReport(FunctionOpInterface function,
+                                      const CostModel &costModel);
+
+/// Writes one report as a JSON object, several as an array.
+void writeReportJson(raw_ostream &os, ArrayRef<StepReport> reports);
+
+/// Writes the timeline of one report: live bytes over the schedule before
+/// and after rematerialization, the budget as a line, the peak marked, and
+/// recomputed ops marked on the axis.
+void writeTimelineSvg(raw_ostream &os, const StepReport &report);
+
+} // namespace mlir::remat
+
+#endif // REMAT_REPORT_STEPREPORT_H

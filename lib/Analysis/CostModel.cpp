@@ -1,0 +1,122 @@
+//===- CostModel.cpp - what an op costs to run ----------------------------===//
+//
+// The device table and the estimate. Peak rates are the vendors' fp32
+// figures (non-tensor-core), since remat's steps run in fp32; bandwidths are
+// the vendors' memory bandwidths. Launch costs are typical kernel launch
+// overheads. Each row says where its numbers come from.
+//
+//===----------------------------------------------------------------------===//
+
+#include "remat/Analysis/CostModel.h"
+
+#include "remat/Dialect/Remat/IR/RematDialect.h"
+#include "remat/Interfaces/CostOpInterface.h"
+
+#include "mlir/IR/Diagnostics.h"
+#include "llvm/Support/JSON.h"
+#include "llvm/Support/MemoryBuffer.h"
+
+#include <algorithm>
+
+using namespace mlir;
+using namespace mlir::remat;
+
+static const DeviceProfile kDeviceProfiles[] = {
+    {"h200", "NVIDIA H200 SXM (141 GB HBM3e)", 67.0e12, 4.8e12, 5.0e-6,
+     "NVIDIA H200 Tensor Core GPU datasheet (2024): FP32 67 TFLOPS, memory "
+     "bandwidth 4.8 TB/s"},
+    {"a100", "NVIDIA A100 SXM 80 GB", 19.5e12, 2.039e12, 5.0e-6,
+     "NVIDIA A100 Tensor Core GPU datasheet (2021): FP32 19.5 TFLOPS, "
+     "80 GB SXM memory bandwidth 2,039 GB/s"},
+    {"v100", "NVIDIA V100 SXM2", 15.7e12, 900.0e9, 5.0e-6,
+     "NVIDIA Tesla V100 datasheet (2018): SXM2 FP32 15.7 TFLOPS, HBM2 "
+     "bandwidth 900 GB/s"},
+    {"gtx970m", "NVIDIA GeForce GTX 970M (3 GB, the seed experiment's card)",
+     2.66e12, 120.0e9, 10.0e-6,
+     "NVIDIA GTX 970M specifications: 1280 CUDA cores x 1038 MHz boost x 2 "
+     "FLOP = 2.66 TFLOPS fp32; 192-bit GDDR5 at 5 Gbps = 120 GB/s"},
+    {"cpu", "a 2-core x86-64 server CPU with AVX2 (this project's machines)",
+     100.0e9, 20.0e9, 1.0e-6,
+     "estimate: 2 cores x 2.5 GHz x 32 fp32 FLOP/cycle (two AVX2 FMA units) "
+     "= 160 GFLOP/s peak, of which ATen reaches ~100; ~20 GB/s DRAM "
+     "bandwidth per socket share"},
+};
+
+ArrayRef<DeviceProfile> mlir::remat::getDeviceProfiles() {
+  return kDeviceProfiles;
+}
+
+const DeviceProfile *mlir::remat::findDeviceProfile(StringRef name) {
+  for (const DeviceProfile &profile : kDeviceProfiles)
+    if (profile.name == name)
+      return &profile;
+  return nullptr;
+}
+
+StringRef mlir::remat::stringifyCostUnit(CostUnit unit) {
+  return unit == CostUnit::Graph ? "graph" : "seconds";
+}
+
+FailureOr<MeasuredProfile> mlir::remat::readMeasuredProfile(StringRef path,
+                                                             Location loc) {
+  llvm::ErrorOr<std::unique_ptr<llvm::MemoryBuffer>> buffer =
+      llvm::MemoryBuffer::getFile(path);
+  if (!buffer)
+    return emitError(loc) << "cannot read the measured profile '" << path
+                          << "': " << buffer.getError().message();
+  llvm::Expected<llvm::json::Value> json =
+      llvm::json::parse((*buffer)->getBuffer());
+  if (!json)
+    return emitError(loc) << "measured profile '" << path
+                          << "' is not valid JSON: "
+                          << llvm::toString(json.takeError());
+  const llvm::json::Object *object = json->getAsObject();
+  if (!object)
+    return emitError(loc) << "measured profile '" << path
+                          << "' must be a JSON object of op -> seconds";
+  MeasuredProfile profile;
+  for (const auto &entry : *object) {
+    std::optional<double> seconds = entry.second.getAsNumber();
+    if (!seconds || *seconds < 0.0)
+      return emitError(loc) << "measured profile '" << path << "': '"
+                            << entry.first.str()
+                            << "' must map to a non-negative number of seconds";
+    profile[entry.first.str()] = *seconds;
+  }
+  return profile;
+}
+
+double CostModel::estimateSeconds(int64_t flops, int64_t bytesMoved) const {
+  double compute = static_cast<double>(flops) / device.flopsPerSecond;
+  double memory = static_cast<double>(bytesMoved) / device.bytesPerSecond;
+  return std::max(compute, memory) + device.launchSeconds;
+}
+
+FailureOr<OpCost> CostModel::getCost(Operation *op) const {
+  auto costOp = dyn_cast<CostOpInterface>(op);
+  if (!costOp)
+    return op->emitOpError()
+           << "has no cost information (it implements no CostOpInterface, "
+              "directly or through an external model), so remat cannot "
+              "plan it";
+  OpCost cost;
+  cost.flops = costOp.getFlopCount();
+  cost.bytesMoved = costOp.getBytesMoved();
+  cost.workspaceBytes = costOp.getWorkspaceBytes();
+  cost.recomputable = costOp.isRecomputable();
+  if (std::optional<double> given = costOp.getGivenCost()) {
+    cost.cost = *given;
+    cost.unit = CostUnit::Graph;
+    return cost;
+  }
+  StringRef name = getOpName(op);
+  auto byName = name.empty() ? measured.end() : measured.find(name);
+  auto byKind = measured.find(op->getName().getStringRef());
+  if (byName != measured.end())
+    cost.cost = byName->second;
+  else if (byKind != measured.end())
+    cost.cost = byKind->second;
+  else
+    cost.cost = estimateSeconds(cost.flops, cost.bytesMoved);
+  return cost;
+}

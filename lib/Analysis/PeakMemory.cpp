@@ -1,0 +1,166 @@
+//===- PeakMemory.cpp - bytes live at every op of a step ------------------===//
+//
+// Extracts lifetimes from the IR (the only IR-dependent part) and hands them
+// to the IR-free memory model.
+//
+//===----------------------------------------------------------------------===//
+
+#include "remat/Analysis/PeakMemory.h"
+
+#include "remat/Dialect/Remat/IR/RematDialect.h"
+#include "remat/Interfaces/CostOpInterface.h"
+
+#include "llvm/ADT/DenseMap.h"
+#include "llvm/Support/raw_ostream.h"
+
+using namespace mlir;
+using namespace mlir::remat;
+
+std::string mlir::remat::getValueName(Value value) {
+  if (auto argument = dyn_cast<BlockArgument>(value)) {
+    auto function =
+        dyn_cast<FunctionOpInterface>(argument.getOwner()->getParentOp());
+    if (function) {
+      if (auto name = function.getArgAttrOfType<StringAttr>(
+              argument.getArgNumber(), attr::kName))
+        return name.str();
+    }
+    return "arg" + std::to_string(argument.getArgNumber());
+  }
+  Operation *op = value.getDefiningOp();
+  std::string name = getOpName(op).str();
+  if (name.empty()) {
+    int64_t position = 0;
+    for (Operation &other : *op->getBlock()) {
+      if (&other == op)
+        break;
+      ++position;
+    }
+    name = (op->getName().getStringRef() + "@" + Twine(position)).str();
+  }
+  if (op->getNumResults() > 1)
+    name += "#" + std::to_string(cast<OpResult>(value).getResultNumber());
+  return name;
+}
+
+FailureOr<int64_t> mlir::remat::getValueBytes(Value value, Location loc) {
+  if (std::optional<int64_t> bytes = getTypeBytes(value.getType()))
+    return *bytes;
+  return emitError(loc) << "value of type " << value.getType()
+                        << " has no static size; remat needs statically "
+                           "shaped tensors of sized element types";
+}
+
+FailureOr<PeakMemory> PeakMemory::analyze(FunctionOpInterface function) {
+  PeakMemory result;
+  result.function = function;
+  Region &body = function.getFunctionBody();
+  if (body.empty())
+    return function.emitOpError("has no body to analyze");
+  if (!body.hasOneBlock())
+    return function.emitOpError(
+        "has several blocks; remat analyzes single-block bodies");
+  Block &block = body.front();
+
+  for (BlockArgument argument : block.getArguments()) {
+    FailureOr<int64_t> bytes = getValueBytes(argument, argument.getLoc());
+    if (failed(bytes))
+      return failure();
+    result.argumentBytes += *bytes;
+  }
+
+  Operation *terminator = block.getTerminator();
+  llvm::DenseMap<Operation *, int64_t> stepOf;
+  for (Operation &op : block.without_terminator()) {
+    auto costOp = dyn_cast<CostOpInterface>(&op);
+    if (!costOp)
+      return op.emitOpError()
+             << "has no cost information (it implements no CostOpInterface, "
+                "directly or through an external model), so remat cannot "
+                "plan it";
+    stepOf[&op] = result.schedule.size();
+    result.schedule.push_back(&op);
+    result.workspaceBytes.push_back(costOp.getWorkspaceBytes());
+  }
+
+  int64_t lastStep = static_cast<int64_t>(result.schedule.size()) - 1;
+  for (Operation *op : result.schedule) {
+    int64_t defined = stepOf[op];
+    for (Value value : op->getResults()) {
+      FailureOr<int64_t> bytes = getValueBytes(value, op->getLoc());
+      if (failed(bytes))
+        return failure();
+      ValueLifetime info{value, {*bytes, defined, defined}, false};
+      for (OpOperand &use : value.getUses()) {
+        Operation *user = block.findAncestorOpInBlock(*use.getOwner());
+        if (user == terminator)
+          info.isFunctionResult = true;
+        else if (user)
+          info.lifetime.last = std::max(info.lifetime.last, stepOf[user]);
+      }
+      if (info.isFunctionResult)
+        info.lifetime.last = lastStep;
+      result.values.push_back(info);
+    }
+  }
+
+  std::vector<Lifetime> lifetimes;
+  for (const ValueLifetime &info : result.values)
+    lifetimes.push_back(info.lifetime);
+  for (int64_t step = 0; step <= lastStep; ++step)
+    lifetimes.push_back({result.workspaceBytes[step], step, step});
+  result.profile = computeLiveProfile(result.argumentBytes, lifetimes,
+                                      lastStep + 1);
+  return result;
+}
+
+Operation *PeakMemory::getPeakOp() const {
+  return profile.peakStep < 0 ? nullptr : schedule[profile.peakStep];
+}
+
+MemoryBreakdown PeakMemory::getBreakdown(int64_t step) const {
+  MemoryBreakdown breakdown;
+  breakdown.arguments = argumentBytes;
+  if (step < 0 || step >= static_cast<int64_t>(schedule.size()))
+    return breakdown;
+  breakdown.workspace = workspaceBytes[step];
+  for (const ValueLifetime &info : values) {
+    if (!info.lifetime.isLiveAt(step))
+      continue;
+    if (info.isFunctionResult)
+      breakdown.results += info.lifetime.bytes;
+    else
+      breakdown.activations += info.lifetime.bytes;
+  }
+  return breakdown;
+}
+
+/// Prints an op as `nn.relu "name"`.
+static void printOp(raw_ostream &os, Operation *op) {
+  os << op->getName();
+  StringRef name = getOpName(op);
+  if (!name.empty())
+    os << " \"" << name << "\"";
+}
+
+void PeakMemory::print(raw_ostream &os) const {
+  os << "peak-memory @" << FunctionOpInterface(function).getName()
+     << ": arguments "
+     << argumentBytes << " bytes, " << schedule.size() << " steps\n";
+  for (size_t step = 0; step < schedule.size(); ++step) {
+    os << "  step " << step << " ";
+    printOp(os, schedule[step]);
+    os << ": live " << profile.liveBytes[step] << ", workspace "
+       << workspaceBytes[step] << "\n";
+  }
+  os << "  peak " << profile.peakBytes << " bytes";
+  if (Operation *peakOp = getPeakOp()) {
+    MemoryBreakdown breakdown = getBreakdown(profile.peakStep);
+    os << " at step " << profile.peakStep << " ";
+    printOp(os, peakOp);
+    os << ": arguments " << breakdown.arguments << ", results "
+       << breakdown.results << ", activations " << breakdown.activations
+       << ", workspace " << breakdown.workspace;
+  }
+  os << "\n";
+}

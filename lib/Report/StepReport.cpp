@@ -1,0 +1,226 @@
+//===- StepReport.cpp - the memory and cost report of a step --------------===//
+//
+// Builds the report from the peak-memory analysis, the cost model and the
+// memory plan, and writes it as JSON with the keys of docs/report.md.
+//
+//===----------------------------------------------------------------------===//
+
+#include "remat/Report/StepReport.h"
+
+#include "remat/Dialect/Remat/IR/RematDialect.h"
+#include "remat/Analysis/MemoryPlan.h"
+
+#include "mlir/IR/BuiltinAttributes.h"
+#include "llvm/ADT/DenseMap.h"
+#include "llvm/ADT/SetVector.h"
+#include "llvm/Support/JSON.h"
+
+using namespace mlir;
+using namespace mlir::remat;
+
+/// Names of the forward values that a backward op reads: what the step keeps
+/// for its backward pass.
+static std::vector<std::string> getKeptValues(const PeakMemory &analysis) {
+  llvm::SetVector<Value> kept;
+  for (Operation *op : analysis.getSchedule()) {
+    if (getPhase(op) != Phase::Backward)
+      continue;
+    for (Value operand : op->getOperands()) {
+      Operation *producer = operand.getDefiningOp();
+      if (producer && getPhase(producer) == Phase::Forward)
+        kept.insert(operand);
+    }
+  }
+  std::vector<std::string> names;
+  for (Value value : kept)
+    names.push_back(getValueName(value));
+  return names;
+}
+
+/// Offsets of each value: from the function's plan if it has one.
+static llvm::DenseMap<Value, int64_t>
+getOffsets(FunctionOpInterface function, const PeakMemory &analysis,
+           int64_t &arenaBytes) {
+  llvm::DenseMap<Value, int64_t> offsets;
+  auto planned = function->getAttrOfType<IntegerAttr>(attr::kArenaBytes);
+  bool annotated = static_cast<bool>(planned);
+  for (Operation *op : analysis.getSchedule()) {
+    if (op->getNumResults() > 0 &&
+        !op->getAttrOfType<DenseI64ArrayAttr>(attr::kOffsets))
+      annotated = false;
+  }
+  if (annotated) {
+    arenaBytes = planned.getInt();
+    for (Operation *op : analysis.getSchedule()) {
+      if (op->getNumResults() == 0)
+        continue;
+      auto opOffsets = op->getAttrOfType<DenseI64ArrayAttr>(attr::kOffsets);
+      for (auto [result, offset] :
+           llvm::zip(op->getResults(), opOffsets.asArrayRef()))
+        offsets[result] = offset;
+    }
+    return offsets;
+  }
+  MemoryPlan plan = planMemory(analysis);
+  arenaBytes = plan.getArenaBytes();
+  for (auto [index, info] : llvm::enumerate(analysis.getValues()))
+    offsets[info.value] = plan.getValueOffset(index);
+  return offsets;
+}
+
+/// Fills the per-op records and the compute cost; fails on mixed units.
+static LogicalResult addOps(StepReport &report, FunctionOpInterface function,
+                            const PeakMemory &analysis,
+                            const CostModel &costModel,
+                            const llvm::DenseMap<Value, int64_t> &offsets) {
+  std::optional<CostUnit> unit;
+  for (Operation *op : analysis.getSchedule()) {
+    FailureOr<OpCost> cost = costModel.getCost(op);
+    if (failed(cost))
+      return failure();
+    if (unit && *unit != cost->unit)
+      return op->emitOpError()
+             << "has a cost in " << stringifyCostUnit(cost->unit)
+             << " units but earlier ops of the function are in "
+             << stringifyCostUnit(*unit) << " units";
+    unit = cost->unit;
+    OpRecord record;
+    record.name = getOpName(op).str();
+    record.kind = op->getName().getStringRef().str();
+    std::optional<Phase> phase = getPhase(op);
+    record.phase = phase ? stringifyPhase(*phase).str() : "";
+    record.flops = cost->flops;
+    record.cost = cost->cost;
+    record.workspaceBytes = cost->workspaceBytes;
+    for (Value result : op->getResults()) {
+      record.resultBytes.push_back(getTypeBytes(result.getType()).value_or(0));
+      record.resultOffsets.push_back(offsets.lookup(result));
+    }
+    if (auto of = op->getAttrOfType<StringAttr>(attr::kRecomputeOf)) {
+      record.recomputeOf = of.str();
+      report.recomputed.push_back(of.str());
+    }
+    report.computeCostAfter += cost->cost;
+    report.ops.push_back(std::move(record));
+  }
+  report.costUnit = unit.value_or(CostUnit::Seconds);
+  report.computeCostBefore = report.computeCostAfter;
+  return success();
+}
+
+FailureOr<StepReport>
+mlir::remat::buildStepReport(FunctionOpInterface function,
+                             const CostModel &costModel) {
+  FailureOr<PeakMemory> analysis = PeakMemory::analyze(function);
+  if (failed(analysis))
+    return failure();
+  StepReport report;
+  report.function = function.getName().str();
+  report.argumentBytes = analysis->getArgumentBytes();
+  report.peakBytesBefore = report.peakBytesAfter = analysis->getPeakBytes();
+  report.peakBreakdown = analysis->getBreakdown(analysis->getPeakStep());
+  if (Operation *peakOp = analysis->getPeakOp())
+    report.peakOp = getOpName(peakOp).empty()
+                        ? peakOp->getName().getStringRef().str()
+                        : getOpName(peakOp).str();
+  llvm::DenseMap<Value, int64_t> offsets =
+      getOffsets(function, *analysis, report.arenaBytes);
+  if (failed(addOps(report, function, *analysis, costModel, offsets)))
+    return failure();
+  report.kept = getKeptValues(*analysis);
+  report.liveBytesAfter.assign(analysis->getLiveBytes().begin(),
+                               analysis->getLiveBytes().end());
+  report.liveBytesBefore = report.liveBytesAfter;
+  return report;
+}
+
+//===----------------------------------------------------------------------===//
+// JSON
+//===----------------------------------------------------------------------===//
+
+template <typename T>
+static void writeOptional(llvm::json::OStream &json, StringRef key,
+                          const std::optional<T> &value) {
+  if (value)
+    json.attribute(key, *value);
+  else
+    json.attribute(key, nullptr);
+}
+
+static void writeOp(llvm::json::OStream &json, const OpRecord &op,
+                    CostUnit unit) {
+  json.object([&] {
+    json.attribute("name", op.name);
+    json.attribute("kind", op.kind);
+    json.attribute("phase", op.phase);
+    json.attribute("flops", op.flops);
+    if (unit == CostUnit::Seconds)
+      json.attribute("est_seconds", op.cost);
+    else
+      json.attribute("est_seconds", nullptr);
+    json.attribute("cost", op.cost);
+    json.attribute("workspace_bytes", op.workspaceBytes);
+    json.attributeArray("bytes", [&] {
+      for (int64_t bytes : op.resultBytes)
+        json.value(bytes);
+    });
+    json.attributeArray("offset", [&] {
+      for (int64_t offset : op.resultOffsets)
+        json.value(offset);
+    });
+    if (!op.recomputeOf.empty())
+      json.attribute("recompute_of", op.recomputeOf);
+  });
+}
+
+static void writeStringArray(llvm::json::OStream &json, StringRef key,
+                             const std::vector<std::string> &values) {
+  json.attributeArray(key, [&] {
+    for (const std::string &value : values)
+      json.value(value);
+  });
+}
+
+static void writeReport(llvm::json::OStream &json, const StepReport &report) {
+  json.object([&] {
+    json.attribute("function", report.function);
+    writeOptional(json, "budget_bytes", report.budgetBytes);
+    json.attribute("argument_bytes", report.argumentBytes);
+    json.attribute("arena_bytes", report.arenaBytes);
+    json.attribute("peak_bytes_before", report.peakBytesBefore);
+    json.attribute("peak_bytes_after", report.peakBytesAfter);
+    json.attributeObject("peak_breakdown", [&] {
+      json.attribute("arguments", report.peakBreakdown.arguments);
+      json.attribute("results", report.peakBreakdown.results);
+      json.attribute("activations", report.peakBreakdown.activations);
+      json.attribute("workspace", report.peakBreakdown.workspace);
+    });
+    json.attribute("cost_unit", stringifyCostUnit(report.costUnit));
+    json.attribute("compute_cost_before", report.computeCostBefore);
+    json.attribute("compute_cost_after", report.computeCostAfter);
+    json.attribute("solver", report.solver);
+    json.attribute("status", report.status);
+    writeOptional(json, "lower_bound_cost", report.lowerBoundCost);
+    json.attribute("solve_seconds", report.solveSeconds);
+    writeStringArray(json, "kept", report.kept);
+    writeStringArray(json, "recomputed", report.recomputed);
+    json.attributeArray("ops", [&] {
+      for (const OpRecord &op : report.ops)
+        writeOp(json, op, report.costUnit);
+    });
+  });
+}
+
+void mlir::remat::writeReportJson(raw_ostream &os,
+                                  ArrayRef<StepReport> reports) {
+  llvm::json::OStream json(os, /*IndentSize=*/2);
+  if (reports.size() == 1) {
+    writeReport(json, reports.front());
+  } else {
+    json.array([&] {
+      for (const StepReport &report : reports)
+        writeReport(json, report);
+    });
+  }
+  os << "\n";
+}

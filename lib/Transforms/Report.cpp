@@ -1,0 +1,101 @@
+//===- Report.cpp - the remat-report pass ---------------------------------===//
+//
+// Builds the report of every function of the module, then writes the JSON
+// and the timeline. Nothing is written unless every report could be built,
+// and each file is written whole (through a temporary) or not at all.
+//
+//===----------------------------------------------------------------------===//
+
+#include "remat/Report/StepReport.h"
+#include "remat/Transforms/Passes.h"
+
+#include "mlir/IR/BuiltinOps.h"
+#include "mlir/Support/FileUtilities.h"
+#include "llvm/Support/ToolOutputFile.h"
+
+using namespace mlir;
+using namespace mlir::remat;
+
+namespace mlir::remat {
+#define GEN_PASS_DEF_REMATREPORTPASS
+#include "remat/Transforms/Passes.h.inc"
+} // namespace mlir::remat
+
+namespace {
+
+/// Writes `path` whole through `write`, or emits an error at `loc`.
+LogicalResult writeFile(StringRef path, Location loc,
+                        function_ref<void(raw_ostream &)> write) {
+  std::string error;
+  std::unique_ptr<llvm::ToolOutputFile> file = openOutputFile(path, &error);
+  if (!file)
+    return emitError(loc) << "cannot write '" << path << "': " << error;
+  write(file->os());
+  file->os().flush();
+  if (file->os().has_error())
+    return emitError(loc) << "cannot write '" << path
+                          << "': " << file->os().error().message();
+  file->keep();
+  return success();
+}
+
+struct RematReportPass
+    : public remat::impl::RematReportPassBase<RematReportPass> {
+  using Base::Base;
+
+  void runOnOperation() override {
+    ModuleOp module = getOperation();
+    FailureOr<CostModel> costModel = makeCostModel(module.getLoc());
+    if (failed(costModel))
+      return signalPassFailure();
+    std::vector<StepReport> reports;
+    for (auto function : module.getOps<FunctionOpInterface>()) {
+      if (function.isExternal())
+        continue;
+      FailureOr<StepReport> report = buildStepReport(function, *costModel);
+      if (failed(report))
+        return signalPassFailure();
+      reports.push_back(std::move(*report));
+    }
+    if (reports.empty()) {
+      module.emitError("remat-report found no function with a body");
+      return signalPassFailure();
+    }
+    if (!path.empty() &&
+        failed(writeFile(path, module.getLoc(), [&](raw_ostream &os) {
+          writeReportJson(os, reports);
+        })))
+      return signalPassFailure();
+    if (timeline.empty())
+      return;
+    if (reports.size() != 1) {
+      module.emitError("remat-report draws one timeline; the module has ")
+          << reports.size() << " functions";
+      return signalPassFailure();
+    }
+    if (failed(writeFile(timeline, module.getLoc(), [&](raw_ostream &os) {
+          writeTimelineSvg(os, reports.front());
+        })))
+      return signalPassFailure();
+  }
+
+  FailureOr<CostModel> makeCostModel(Location loc) {
+    const DeviceProfile *profile = findDeviceProfile(device);
+    if (!profile) {
+      std::string known;
+      for (const DeviceProfile &candidate : getDeviceProfiles())
+        known += (known.empty() ? "" : ", ") + candidate.name.str();
+      return emitError(loc) << "unknown device profile '" << device
+                            << "'; known profiles: " << known;
+    }
+    if (measuredProfile.empty())
+      return CostModel(*profile);
+    FailureOr<MeasuredProfile> measured =
+        readMeasuredProfile(measuredProfile, loc);
+    if (failed(measured))
+      return failure();
+    return CostModel(*profile, std::move(*measured));
+  }
+};
+
+} // namespace
