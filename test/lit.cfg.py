@@ -21,9 +21,18 @@ llvm_config.with_system_environment(["HOME", "INCLUDE", "LIB", "TMP", "TEMP"])
 llvm_config.use_default_substitutions()
 
 tool_dirs = [config.remat_tools_dir, config.llvm_tools_dir]
-llvm_config.add_tool_substitutions(["remat-opt"], tool_dirs)
+llvm_config.add_tool_substitutions(["remat-opt", "remat-translate"], tool_dirs)
 llvm_config.with_environment("PATH", config.llvm_tools_dir, append_path=True)
 llvm_config.with_environment("PATH", config.remat_tools_dir, append_path=True)
 
 if config.remat_enable_torch:
     config.available_features.add("torch")
+
+# The public benchmark graphs live in shared/, beside the repository (CI
+# copies it there too); REMAT_BENCH_GRAPHS overrides the location.
+bench_graphs = os.environ.get(
+    "REMAT_BENCH_GRAPHS",
+    os.path.join(config.test_source_root, "..", "..", "shared", "bench-graphs"))
+if os.path.isdir(bench_graphs):
+    config.available_features.add("bench-graphs")
+config.substitutions.append(("%bench_graphs", os.path.abspath(bench_graphs)))

@@ -2,8 +2,8 @@
 //
 // Both strategies place items one at a time. For each item they collect the
 // already placed items whose lifetimes overlap its own, sorted by offset, and
-// look at the free gaps between them: greedy-by-size takes the lowest gap
-// that fits, best-fit the tightest. Quadratic in the number of items, which
+// look at the free gaps between them: the greedy strategies take the lowest
+// gap that fits, best-fit the tightest. Quadratic in the number of items, which
 // is fine for training steps of thousands of ops.
 //
 //===----------------------------------------------------------------------===//
@@ -23,6 +23,8 @@ llvm::StringRef mlir::remat::stringifyPackStrategy(PackStrategy strategy) {
     return "greedy-by-size";
   case PackStrategy::BestFit:
     return "best-fit";
+  case PackStrategy::GreedyByArea:
+    return "greedy-by-area";
   }
   return "unknown";
 }
@@ -49,10 +51,24 @@ std::vector<size_t> getPlacementOrder(llvm::ArrayRef<PackItem> items,
     return std::make_tuple(la.first, -la.bytes, a) <
            std::make_tuple(lb.first, -lb.bytes, b);
   };
-  if (strategy == PackStrategy::GreedyBySize)
+  auto byArea = [&](size_t a, size_t b) {
+    const Lifetime &la = items[a].lifetime, &lb = items[b].lifetime;
+    int64_t areaA = la.bytes * (la.last - la.first + 1);
+    int64_t areaB = lb.bytes * (lb.last - lb.first + 1);
+    return std::make_tuple(-areaA, la.first, a) <
+           std::make_tuple(-areaB, lb.first, b);
+  };
+  switch (strategy) {
+  case PackStrategy::GreedyBySize:
     std::sort(order.begin(), order.end(), bySize);
-  else
+    break;
+  case PackStrategy::BestFit:
     std::sort(order.begin(), order.end(), byFirstUse);
+    break;
+  case PackStrategy::GreedyByArea:
+    std::sort(order.begin(), order.end(), byArea);
+    break;
+  }
   return order;
 }
 
@@ -68,7 +84,7 @@ int64_t chooseOffset(const PackItem &item, llvm::ArrayRef<Placed> busy,
   for (const Placed &range : busy) {
     int64_t start = llvm::alignTo(cursor, align);
     if (start + size <= range.begin) {
-      if (strategy == PackStrategy::GreedyBySize)
+      if (strategy != PackStrategy::BestFit)
         return start;
       int64_t slack = range.begin - start - size;
       if (!best || slack < bestSlack) {
@@ -114,9 +130,12 @@ Packing mlir::remat::packOffsets(llvm::ArrayRef<PackItem> items,
 
 Packing mlir::remat::packOffsets(llvm::ArrayRef<PackItem> items) {
   Packing best = packOffsets(items, PackStrategy::GreedyBySize);
-  Packing bestFit = packOffsets(items, PackStrategy::BestFit);
-  if (bestFit.arenaBytes < best.arenaBytes)
-    return bestFit;
+  for (PackStrategy strategy :
+       {PackStrategy::BestFit, PackStrategy::GreedyByArea}) {
+    Packing candidate = packOffsets(items, strategy);
+    if (candidate.arenaBytes < best.arenaBytes)
+      best = std::move(candidate);
+  }
   return best;
 }
 

@@ -95,7 +95,8 @@ TEST(OffsetPacker, RandomInstancesAreValid) {
     std::vector<PackItem> items = randomInstance(rng);
     int64_t bound = getPackingLowerBound(items);
     for (PackStrategy strategy :
-         {PackStrategy::GreedyBySize, PackStrategy::BestFit}) {
+         {PackStrategy::GreedyBySize, PackStrategy::BestFit,
+          PackStrategy::GreedyByArea}) {
       Packing packing = packOffsets(items, strategy);
       ASSERT_FALSE(findPackingConflict(items, packing.offsets))
           << "instance " << instance << " with "

@@ -2,8 +2,8 @@
 //
 // The memory planner's algorithm, IR-free: buffers with a size, an alignment
 // and a lifetime (inclusive steps) in; an offset for each and the arena size
-// out, such that no two buffers live at the same step share a byte. Two
-// strategies are run and the smaller arena is kept.
+// out, such that no two buffers live at the same step share a byte. Three
+// strategies are run and the smallest arena is kept.
 //
 //===----------------------------------------------------------------------===//
 
@@ -33,6 +33,8 @@ enum class PackStrategy {
   GreedyBySize,
   /// In order of first use, each in the tightest free gap that holds it.
   BestFit,
+  /// Largest size x lifetime first, each at the lowest offset where it fits.
+  GreedyByArea,
 };
 
 /// Offsets of every item and the arena size they need.

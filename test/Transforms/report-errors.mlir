@@ -1,0 +1,18 @@
+// Bad report options and unreportable functions are errors; nothing is
+// written then.
+// RUN: not remat-opt %s --pass-pipeline='builtin.module(remat-report{path=%t.json device=tpu})' -o /dev/null 2>&1 | FileCheck %s --check-prefix=DEVICE
+// DEVICE: error: unknown device profile 'tpu'; known profiles: h200, a100, v100, gtx970m, cpu
+// RUN: not remat-opt %s --pass-pipeline='builtin.module(remat-report{path=%t.json measured-profile=%S/Inputs/missing.json})' -o /dev/null 2>&1 | FileCheck %s --check-prefix=MISSING
+// MISSING: error: cannot read the measured profile '{{.*}}missing.json'
+// RUN: not remat-opt %s --pass-pipeline='builtin.module(remat-report{path=%t.json measured-profile=%S/Inputs/measured-negative.json})' -o /dev/null 2>&1 | FileCheck %s --check-prefix=NEGATIVE
+// NEGATIVE: error: measured profile '{{.*}}measured-negative.json': 'nn.relu' must map to a non-negative number of seconds
+// RUN: not remat-opt %s --pass-pipeline='builtin.module(remat-report{path=%t.json measured-profile=%S/Inputs/measured-array.json})' -o /dev/null 2>&1 | FileCheck %s --check-prefix=ARRAY
+// ARRAY: error: measured profile '{{.*}}measured-array.json' must be a JSON object of op -> seconds
+// RUN: not remat-opt %s --report=%t.dir/missing/report.json -o /dev/null 2>&1 | FileCheck %s --check-prefix=PATH
+// PATH: error: cannot write '{{.*}}report.json'
+// RUN: not ls %t.json
+
+func.func @step(%x: tensor<16xf32>) -> tensor<16xf32> {
+  %a = nn.relu %x : tensor<16xf32>
+  return %a : tensor<16xf32>
+}
