@@ -17,8 +17,9 @@ def RematPlanMemoryPass : Pass<"remat-plan-memory", "::mlir::ModuleOp"> {
     each value's lifetime by the peak-memory analysis (the body's order is the
     schedule) and packs every non-argument value and
     every op's workspace into one arena, trying greedy-by-size, best-fit and
-    greedy-by-area placement and keeping the smallest arena. Tensors of real ops are aligned
-    to 256 bytes, the abstract values of imported graphs to 1 byte.
+    greedy-by-area placement and keeping the smallest arena. Tensors of real
+    ops are aligned to 256 bytes, the abstract values of imported graphs to 1
+    byte.
 
     Records each op's result offsets as `remat.offsets`, its workspace offset
     as `remat.workspace_offset`, and the arena size on the function as
