@@ -1,0 +1,101 @@
+//===- Solvers.h - schedules under a byte budget, IR-free --------*- C++ -*-===//
+//
+// The solvers turn a problem and a budget into a schedule. Every result goes
+// through simulate(): its peak and cost are measured, never assumed.
+//
+//   none         the starting order, nothing recomputed
+//   segments=K   checkpoint_sequential: K forward segments cut at cut
+//                vertices and balanced by cost; segment inputs kept, their
+//                insides recomputed just before their backward; the last
+//                segment kept whole
+//   sqrt         segments with K = round(sqrt(forward nodes)) (Chen 2016)
+//   marks        the user's remat.policy marks; unmarked nodes kept
+//   heuristic    any DAG: runs the starting order and, whenever the budget
+//                would be exceeded, evicts the resident value whose
+//                recomputation is cheapest per byte-step of memory it frees
+//                (cost / (bytes x distance to its next use)), recomputing
+//                evicted values where they are read; several scores tried
+//   auto         every applicable solver above; the cheapest schedule within
+//                the budget, else the one with the smallest peak
+//
+// Every solver honours the marks: values of `keep` nodes are never dropped,
+// values of `recompute` nodes are dropped after their phase and recomputed.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef REMAT_REMAT_SOLVERS_H
+#define REMAT_REMAT_SOLVERS_H
+
+#include "remat/Remat/Problem.h"
+
+#include <functional>
+#include <optional>
+#include <string>
+
+namespace mlir::remat {
+
+enum class SolveStatus {
+  /// Proven optimal over the solver's schedule space.
+  Optimal,
+  /// Within the budget.
+  Feasible,
+  /// A schedule, but over the budget.
+  Infeasible,
+  /// The limit ran out before any schedule was found.
+  Timeout,
+  /// The solver does not apply to this problem (see the message).
+  NotApplicable,
+};
+
+const char *stringifySolveStatus(SolveStatus status);
+
+struct SolverOptions {
+  int64_t budgetBytes = 0;
+  /// Search steps a solver may take (0: the solver's default). Results are
+  /// deterministic for a given work limit.
+  int64_t workLimit = 0;
+  /// Wall-clock cap in seconds (0: none). A solve it cuts short may differ
+  /// from run to run; the result says so.
+  double timeLimitSeconds = 0.0;
+  /// Called with a line of progress when a solve runs longer than a second.
+  std::function<void(const std::string &)> progress;
+};
+
+struct SolverResult {
+  std::string solver;
+  SolveStatus status = SolveStatus::NotApplicable;
+  /// Why the solver does not apply, or other notes.
+  std::string message;
+  Schedule schedule;
+  Simulation simulation;
+  std::optional<double> lowerBoundCost;
+  /// The time limit cut the solve short.
+  bool timedOut = false;
+
+  bool hasSchedule() const { return simulation.valid; }
+};
+
+/// Runs the solver named by `spec` (`none`, `segments=K`, `sqrt`, `marks`,
+/// `heuristic`, `auto`). Returns std::nullopt and sets `error` for an unknown
+/// or malformed name.
+std::optional<SolverResult> solve(const RematProblem &problem,
+                                  const std::string &spec,
+                                  const SolverOptions &options,
+                                  std::string &error);
+
+SolverResult solveNone(const RematProblem &problem,
+                       const SolverOptions &options);
+SolverResult solveSegments(const RematProblem &problem, int64_t segments,
+                           const SolverOptions &options);
+SolverResult solveSqrt(const RematProblem &problem,
+                       const SolverOptions &options);
+SolverResult solveMarks(const RematProblem &problem,
+                        const SolverOptions &options);
+SolverResult solveHeuristic(const RematProblem &problem,
+                            const SolverOptions &options);
+SolverResult solveAuto(const RematProblem &problem,
+                       const SolverOptions &options);
+
+} // namespace mlir::remat
+
+#endif // REMAT_REMAT_SOLVERS_H

@@ -1,0 +1,35 @@
+//===- TrainingGraphs.h - seeded random training-like graphs -----*- C++ -*-===//
+//
+// Generates problems shaped like training steps, for property tests and
+// benchmarks: a forward chain with random skip connections, a loss, and a
+// backward pass that reads each forward node's input and output, with a
+// small weight gradient (an output of the step) per layer.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef REMAT_REMAT_TRAININGGRAPHS_H
+#define REMAT_REMAT_TRAININGGRAPHS_H
+
+#include "remat/Remat/Problem.h"
+
+#include <cstdint>
+
+namespace mlir::remat {
+
+struct TrainingGraphOptions {
+  /// Forward layers; the problem has about 3x as many nodes.
+  int64_t layers = 10;
+  /// Chance that a layer also reads an earlier layer's output (a skip).
+  double skipProbability = 0.2;
+  /// Activation sizes are drawn from [minBytes, maxBytes].
+  int64_t minBytes = 1024;
+  int64_t maxBytes = 1 << 20;
+  uint64_t seed = 1;
+};
+
+/// The same options and seed always give the same problem.
+RematProblem generateTrainingGraph(const TrainingGraphOptions &options);
+
+} // namespace mlir::remat
+
+#endif // REMAT_REMAT_TRAININGGRAPHS_H

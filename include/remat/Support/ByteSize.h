@@ -1,0 +1,88 @@
+//===- ByteSize.h - byte budgets as people write them ------------*- C++ -*-===//
+//
+// A byte budget: `2.5GB` (GB = 10^9 bytes, MB = 10^6, KB = 10^3), `2.5GiB`
+// (GiB = 2^30, MiB, KiB), plain bytes (`123456`, `123456B`), or `80%`, a
+// percentage of the peak of the function as given. It prints back as it
+// was written, so pass pipelines round-trip, and has a cl::parser so that
+// pass options and tool options take it directly.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef REMAT_SUPPORT_BYTESIZE_H
+#define REMAT_SUPPORT_BYTESIZE_H
+
+#include "llvm/ADT/StringRef.h"
+#include "llvm/Support/CommandLine.h"
+#include "llvm/Support/raw_ostream.h"
+
+#include <cstdint>
+#include <optional>
+#include <string>
+
+namespace mlir::remat {
+
+class ByteSize {
+public:
+  /// An unset size (no budget).
+  ByteSize() = default;
+
+  /// Parses `text`; on failure returns std::nullopt and sets `error` to a
+  /// message saying what is wrong. The empty string is the unset size.
+  static std::optional<ByteSize> parse(llvm::StringRef text,
+                                       std::string &error);
+
+  bool isSet() const { return !spelling.empty(); }
+  bool isPercent() const { return percent; }
+
+  /// The budget in bytes; a percentage is taken of `referencePeakBytes`.
+  int64_t resolve(int64_t referencePeakBytes) const;
+
+  /// The text it was parsed from.
+  llvm::StringRef str() const { return spelling; }
+
+  bool operator==(const ByteSize &other) const {
+    return spelling == other.spelling;
+  }
+  bool operator!=(const ByteSize &other) const { return !(*this == other); }
+
+private:
+  std::string spelling;
+  /// Bytes, or the percentage when `percent` is set.
+  double amount = 0.0;
+  bool percent = false;
+};
+
+inline llvm::raw_ostream &operator<<(llvm::raw_ostream &os,
+                                     const ByteSize &size) {
+  return os << size.str();
+}
+
+} // namespace mlir::remat
+
+namespace llvm::cl {
+/// Lets `cl::opt<ByteSize>` and MLIR pass options parse byte sizes, with the
+/// parse error as the option's error.
+template <>
+class parser<mlir::remat::ByteSize>
+    : public basic_parser<mlir::remat::ByteSize> {
+public:
+  parser(Option &option) : basic_parser(option) {}
+
+  bool parse(Option &option, StringRef argName, StringRef arg,
+             mlir::remat::ByteSize &value);
+
+  StringRef getValueName() const override { return "size"; }
+
+  static void print(raw_ostream &os, const mlir::remat::ByteSize &value) {
+    os << value;
+  }
+
+  void printOptionDiff(const Option &option, const mlir::remat::ByteSize &value,
+                       const OptionValue<mlir::remat::ByteSize> &defaultValue,
+                       size_t globalWidth) const;
+
+  void anchor() override;
+};
+} // namespace llvm::cl
+
+#endif // REMAT_SUPPORT_BYTESIZE_H

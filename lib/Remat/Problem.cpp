@@ -1,0 +1,156 @@
+//===- Problem.cpp - the rematerialization problem, IR-free ---------------===//
+//
+// simulate() binds each operand to the latest instance of its producer and
+// each output to the first, which is exactly how the rewriting rewires the
+// IR; the resulting lifetimes go through the one memory model.
+//
+//===----------------------------------------------------------------------===//
+
+#include "remat/Remat/Problem.h"
+
+#include <algorithm>
+#include <set>
+
+using namespace mlir::remat;
+
+NodeId RematProblem::addNode(std::string name, double cost,
+                             const std::vector<int64_t> &resultBytes,
+                             std::vector<ValueId> operands) {
+  NodeId id = nodes.size();
+  RematNode node;
+  node.name = std::move(name);
+  node.cost = cost;
+  node.operands = std::move(operands);
+  for (int64_t bytes : resultBytes) {
+    node.results.push_back(values.size());
+    values.push_back({id, bytes, 1, false});
+  }
+  nodes.push_back(std::move(node));
+  return id;
+}
+
+std::string RematProblem::verify() const {
+  for (size_t id = 0; id < nodes.size(); ++id) {
+    for (ValueId operand : nodes[id].operands) {
+      if (operand < 0 || static_cast<size_t>(operand) >= values.size())
+        return "node " + std::to_string(id) + " reads unknown value " +
+               std::to_string(operand);
+      if (static_cast<size_t>(values[operand].producer) >= id)
+        return "node " + std::to_string(id) + " reads value " +
+               std::to_string(operand) + " defined later";
+    }
+    for (ValueId result : nodes[id].results)
+      if (result < 0 || static_cast<size_t>(result) >= values.size() ||
+          static_cast<size_t>(values[result].producer) != id)
+        return "node " + std::to_string(id) + " has a foreign result";
+  }
+  return "";
+}
+
+double RematProblem::getTotalCost() const {
+  double total = 0.0;
+  for (const RematNode &node : nodes)
+    total += node.cost;
+  return total;
+}
+
+int64_t RematProblem::getPeakLowerBound() const {
+  int64_t largest = 0;
+  for (const RematNode &node : nodes) {
+    std::set<ValueId> distinct(node.operands.begin(), node.operands.end());
+    int64_t bytes = node.workspaceBytes;
+    for (ValueId operand : distinct)
+      bytes += values[operand].bytes;
+    for (ValueId result : node.results)
+      bytes += values[result].bytes;
+    largest = std::max(largest, bytes);
+  }
+  return argumentBytes + largest;
+}
+
+Schedule mlir::remat::getStartingSchedule(const RematProblem &problem) {
+  Schedule schedule;
+  for (size_t id = 0; id < problem.nodes.size(); ++id)
+    schedule.steps.push_back(id);
+  return schedule;
+}
+
+Simulation mlir::remat::simulate(const RematProblem &problem,
+                                 const Schedule &schedule) {
+  Simulation result;
+  size_t numNodes = problem.nodes.size();
+  int64_t numSteps = schedule.steps.size();
+  result.runs.assign(numNodes, 0);
+  // The instance (step index) of each node currently read by its consumers.
+  std::vector<int64_t> latest(numNodes, -1), first(numNodes, -1);
+  // Last step reading each (step, result) instance; indexed by step.
+  std::vector<std::vector<int64_t>> lastRead(numSteps);
+
+  for (int64_t step = 0; step < numSteps; ++step) {
+    NodeId id = schedule.steps[step];
+    if (id < 0 || static_cast<size_t>(id) >= numNodes) {
+      result.error = "step " + std::to_string(step) + " runs unknown node " +
+                     std::to_string(id);
+      return result;
+    }
+    const RematNode &node = problem.nodes[id];
+    for (ValueId operand : node.operands) {
+      const RematValue &value = problem.values[operand];
+      int64_t instance = latest[value.producer];
+      if (instance < 0) {
+        result.error = "step " + std::to_string(step) + " runs '" +
+                       node.name + "' before '" +
+                       problem.nodes[value.producer].name +
+                       "', which it reads";
+        return result;
+      }
+      const RematNode &producer = problem.nodes[value.producer];
+      size_t index = std::find(producer.results.begin(),
+                               producer.results.end(), operand) -
+                     producer.results.begin();
+      lastRead[instance][index] = step;
+    }
+    if (++result.runs[id] > 1 && !node.recomputable) {
+      result.error = "'" + node.name + "' runs twice but may not be recomputed";
+      return result;
+    }
+    lastRead[step].assign(node.results.size(), step);
+    latest[id] = step;
+    if (first[id] < 0)
+      first[id] = step;
+    result.cost += node.cost;
+  }
+  for (size_t id = 0; id < numNodes; ++id) {
+    if (result.runs[id] == 0) {
+      result.error = "'" + problem.nodes[id].name + "' never runs";
+      return result;
+    }
+  }
+
+  for (int64_t step = 0; step < numSteps; ++step) {
+    const RematNode &node = problem.nodes[schedule.steps[step]];
+    bool isFirst = first[schedule.steps[step]] == step;
+    for (size_t index = 0; index < node.results.size(); ++index) {
+      const RematValue &value = problem.values[node.results[index]];
+      int64_t last = lastRead[step][index];
+      if (isFirst && value.isOutput)
+        last = numSteps - 1;
+      result.buffers.push_back({value.bytes, step, last});
+      result.alignments.push_back(value.alignment);
+    }
+  }
+  for (int64_t step = 0; step < numSteps; ++step) {
+    int64_t workspace = problem.nodes[schedule.steps[step]].workspaceBytes;
+    if (workspace <= 0)
+      continue;
+    result.buffers.push_back({workspace, step, step});
+    result.alignments.push_back(256);
+  }
+  LiveProfile profile =
+      computeLiveProfile(problem.argumentBytes, result.buffers, numSteps);
+  result.liveBytes = std::move(profile.liveBytes);
+  result.peakBytes = profile.peakBytes;
+  result.peakStep = profile.peakStep;
+  result.valid = true;
+  return result;
+}

@@ -1,0 +1,260 @@
+//===- ScheduleBuilder.cpp - builds schedules that recompute on demand ----===//
+//
+// Recomputation is iterative (an explicit stack), so chains of any length
+// are fine. Values being prepared for a node are pinned and never evicted.
+// Residency mirrors the memory model exactly for the IR the schedule becomes:
+// a resident value with a later read is live, an evicted one died at its
+// last read, and outputs live to the end.
+//
+//===----------------------------------------------------------------------===//
+
+#include "ScheduleBuilder.h"
+
+#include <algorithm>
+#include <limits>
+
+using namespace mlir::remat;
+
+ScheduleBuilder::ScheduleBuilder(const RematProblem &problem)
+    : problem(problem), reads(problem.values.size()),
+      readCursor(problem.values.size(), 0),
+      recoverable(problem.values.size(), false),
+      discarded(problem.values.size(), false),
+      resident(problem.values.size(), false),
+      pins(problem.values.size(), 0), firstDone(problem.nodes.size(), false),
+      residentIndex(problem.values.size(), -1) {
+  for (size_t id = 0; id < problem.nodes.size(); ++id) {
+    const RematNode &node = problem.nodes[id];
+    for (ValueId operand : node.operands)
+      if (reads[operand].empty() ||
+          reads[operand].back() != static_cast<int64_t>(id))
+        reads[operand].push_back(id);
+    // A value can always be brought back when its producer may run again
+    // and everything that producer reads can be brought back too.
+    bool operandsRecoverable =
+        std::all_of(node.operands.begin(), node.operands.end(),
+                    [&](ValueId operand) { return recoverable[operand]; });
+    for (ValueId result : node.results)
+      recoverable[result] = node.recomputable && operandsRecoverable;
+  }
+}
+
+void ScheduleBuilder::setDiscarded(const std::vector<bool> &values) {
+  discarded = values;
+}
+
+void ScheduleBuilder::setBudget(int64_t budgetBytes, EvictionScore score) {
+  budget = budgetBytes;
+  scoreKind = score;
+}
+
+void ScheduleBuilder::setLimits(
+    int64_t limit,
+    std::optional<std::chrono::steady_clock::time_point> until) {
+  workLimit = limit;
+  deadline = until;
+}
+
+std::optional<int64_t> ScheduleBuilder::nextRead(ValueId value) {
+  const std::vector<int64_t> &list = reads[value];
+  size_t &cursor = readCursor[value];
+  while (cursor < list.size() && list[cursor] < position)
+    ++cursor;
+  if (cursor == list.size())
+    return std::nullopt;
+  return list[cursor];
+}
+
+void ScheduleBuilder::setResident(ValueId value, bool isResident) {
+  if (resident[value] == isResident)
+    return;
+  resident[value] = isResident;
+  int64_t bytes = problem.values[value].bytes;
+  if (isResident) {
+    residentIndex[value] = residentList.size();
+    residentList.push_back(value);
+    residentBytes += bytes;
+    return;
+  }
+  int64_t index = residentIndex[value];
+  ValueId last = residentList.back();
+  residentList[index] = last;
+  residentIndex[last] = index;
+  residentList.pop_back();
+  residentIndex[value] = -1;
+  residentBytes -= bytes;
+}
+
+bool ScheduleBuilder::mayEvict(ValueId value) const {
+  const RematValue &info = problem.values[value];
+  return recoverable[value] && !info.isOutput && pins[value] == 0 &&
+         problem.nodes[info.producer].policy != NodePolicy::Keep;
+}
+
+double ScheduleBuilder::score(ValueId value) const {
+  const RematValue &info = problem.values[value];
+  const RematNode &producer = problem.nodes[info.producer];
+  double cost = producer.cost;
+  if (scoreKind == EvictionScore::ChainCostPerByteDistance)
+    for (ValueId operand : producer.operands)
+      if (!resident[operand])
+        cost += problem.nodes[problem.values[operand].producer].cost;
+  double bytes = std::max<double>(1.0, info.bytes);
+  const std::vector<int64_t> &list = reads[value];
+  size_t cursor = readCursor[value];
+  while (cursor < list.size() && list[cursor] < position)
+    ++cursor;
+  double distance =
+      cursor < list.size() ? double(list[cursor] - position + 1) : 1e18;
+  switch (scoreKind) {
+  case EvictionScore::CostPerByteDistance:
+  case EvictionScore::ChainCostPerByteDistance:
+    return cost / (bytes * distance);
+  case EvictionScore::CostPerByte:
+    return cost / bytes;
+  case EvictionScore::ByteDistance:
+    return 1.0 / (bytes * distance);
+  }
+  return cost;
+}
+
+bool ScheduleBuilder::overLimits() {
+  if (outOfWork || outOfTime)
+    return true;
+  if (workLimit > 0 && work >= workLimit) {
+    outOfWork = true;
+    return true;
+  }
+  if (deadline && (work & 1023) == 0 &&
+      std::chrono::steady_clock::now() > *deadline) {
+    outOfTime = true;
+    return true;
+  }
+  return false;
+}
+
+std::optional<ValueId> ScheduleBuilder::pickVictim() {
+  std::optional<ValueId> best;
+  double bestScore = std::numeric_limits<double>::infinity();
+  for (ValueId value : residentList) {
+    ++work;
+    if (!mayEvict(value))
+      continue;
+    double candidate = score(value);
+    if (!best || candidate < bestScore ||
+        (candidate == bestScore && value < *best)) {
+      best = value;
+      bestScore = candidate;
+    }
+  }
+  return best;
+}
+
+void ScheduleBuilder::makeRoomFor(NodeId id) {
+  if (!budget)
+    return;
+  const RematNode &node = problem.nodes[id];
+  auto need = [&] {
+    int64_t bytes = problem.argumentBytes + residentBytes + node.workspaceBytes;
+    for (ValueId result : node.results)
+      bytes += resident[result] ? 0 : problem.values[result].bytes;
+    return bytes;
+  };
+  while (need() > *budget) {
+    if (overLimits())
+      return;
+    std::optional<ValueId> victim = pickVictim();
+    if (!victim) {
+      overBudget = true;
+      return;
+    }
+    setResident(*victim, false);
+  }
+}
+
+void ScheduleBuilder::pin(NodeId id, int delta) {
+  for (ValueId operand : problem.nodes[id].operands)
+    pins[operand] += delta;
+}
+
+void ScheduleBuilder::emit(NodeId id, bool recompute) {
+  makeRoomFor(id);
+  schedule.steps.push_back(id);
+  const RematNode &node = problem.nodes[id];
+  for (ValueId result : node.results) {
+    bool live = nextRead(result).has_value() ||
+                (!recompute && problem.values[result].isOutput);
+    setResident(result, live);
+  }
+  firstDone[id] = true;
+}
+
+void ScheduleBuilder::ensureResident(ValueId target) {
+  // Depth-first over producers of non-resident operands.
+  std::vector<NodeId> stack = {problem.values[target].producer};
+  pin(stack.back(), +1);
+  while (!stack.empty()) {
+    NodeId top = stack.back();
+    std::optional<ValueId> missing;
+    for (ValueId operand : problem.nodes[top].operands)
+      if (!resident[operand]) {
+        missing = operand;
+        break;
+      }
+    if (missing) {
+      NodeId producer = problem.values[*missing].producer;
+      stack.push_back(producer);
+      pin(producer, +1);
+      continue;
+    }
+    emit(top, /*recompute=*/firstDone[top]);
+    pin(top, -1);
+    stack.pop_back();
+  }
+}
+
+void ScheduleBuilder::releaseAfter(NodeId id) {
+  const RematNode &node = problem.nodes[id];
+  auto release = [&](ValueId value) {
+    if (!resident[value] || problem.values[value].isOutput)
+      return;
+    std::optional<int64_t> next = nextRead(value);
+    if (!next) {
+      setResident(value, false);
+      return;
+    }
+    // A discarded value leaves when its defining phase ends and the rest of
+    // its reads are in a later phase; once brought back there, it stays
+    // until its last read.
+    NodePhase defined = problem.nodes[problem.values[value].producer].phase;
+    if (discarded[value] && recoverable[value] &&
+        defined != NodePhase::Unknown && node.phase == defined &&
+        problem.nodes[*next].phase != defined)
+      setResident(value, false);
+  };
+  for (ValueId operand : node.operands)
+    release(operand);
+  for (ValueId result : node.results)
+    release(result);
+}
+
+void ScheduleBuilder::processNode(NodeId id) {
+  pin(id, +1);
+  for (ValueId operand : problem.nodes[id].operands)
+    if (!resident[operand])
+      ensureResident(operand);
+  emit(id, /*recompute=*/firstDone[id]);
+  pin(id, -1);
+  ++position;
+  releaseAfter(id);
+}
+
+Schedule ScheduleBuilder::build() {
+  schedule.steps.clear();
+  position = 0;
+  for (size_t id = 0; id < problem.nodes.size(); ++id) {
+    position = id;
+    processNode(id);
+  }
+  return schedule;
+}

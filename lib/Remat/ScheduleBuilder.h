@@ -1,0 +1,100 @@
+//===- ScheduleBuilder.h - builds schedules that recompute on demand -*- C++ -*-//
+//
+// The engine behind the solvers. It runs the nodes in their starting order
+// and keeps track of which values are resident. A value that is not resident
+// when a node reads it is recomputed first, recursively. Values leave
+// residency after their last read, when they are in the discard set and
+// their phase is over, or when the budget would be exceeded at the next step
+// and they are the cheapest to bring back by the chosen score.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef REMAT_LIB_REMAT_SCHEDULEBUILDER_H
+#define REMAT_LIB_REMAT_SCHEDULEBUILDER_H
+
+#include "remat/Remat/Problem.h"
+
+#include <chrono>
+#include <optional>
+#include <vector>
+
+namespace mlir::remat {
+
+/// How budget-driven eviction ranks resident values (lowest goes first).
+enum class EvictionScore {
+  /// cost / (bytes x distance to the next read): cheap, large, far first.
+  CostPerByteDistance,
+  /// cost / bytes: ignore when it is needed again.
+  CostPerByte,
+  /// 1 / (bytes x distance): memory first, ignore cost.
+  ByteDistance,
+  /// Like the first, counting the cost of recomputing evicted operands too.
+  ChainCostPerByteDistance,
+};
+
+class ScheduleBuilder {
+public:
+  explicit ScheduleBuilder(const RematProblem &problem);
+
+  /// Values to drop once the phase that defined them is over.
+  void setDiscarded(const std::vector<bool> &discarded);
+  /// Evicts values to keep every step within `budgetBytes`.
+  void setBudget(int64_t budgetBytes, EvictionScore score);
+  /// Stops evicting (and finishes the schedule) after this many units of
+  /// work or at this deadline.
+  void setLimits(int64_t workLimit,
+                 std::optional<std::chrono::steady_clock::time_point> deadline);
+
+  Schedule build();
+
+  /// Whether some step could not be brought within the budget.
+  bool exceededBudget() const { return overBudget; }
+  bool ranOutOfWork() const { return outOfWork; }
+  bool ranOutOfTime() const { return outOfTime; }
+
+  /// Whether `value` can always be recomputed from the arguments.
+  bool isRecoverable(ValueId value) const { return recoverable[value]; }
+
+private:
+  void processNode(NodeId node);
+  void ensureResident(ValueId value);
+  void emit(NodeId node, bool recompute);
+  void makeRoomFor(NodeId node);
+  std::optional<ValueId> pickVictim();
+  double score(ValueId value) const;
+  std::optional<int64_t> nextRead(ValueId value);
+  void setResident(ValueId value, bool resident);
+  void releaseAfter(NodeId node);
+  bool mayEvict(ValueId value) const;
+  void pin(NodeId node, int delta);
+  bool overLimits();
+
+  const RematProblem &problem;
+  /// Starting positions of the nodes reading each value, ascending.
+  std::vector<std::vector<int64_t>> reads;
+  std::vector<size_t> readCursor;
+  std::vector<bool> recoverable;
+  std::vector<bool> discarded;
+  std::vector<bool> resident;
+  std::vector<int32_t> pins;
+  std::vector<bool> firstDone;
+  /// Resident values, with each one's index in this list.
+  std::vector<ValueId> residentList;
+  std::vector<int64_t> residentIndex;
+  int64_t residentBytes = 0;
+  int64_t position = 0;
+
+  std::optional<int64_t> budget;
+  EvictionScore scoreKind = EvictionScore::CostPerByteDistance;
+  int64_t workLimit = 0;
+  int64_t work = 0;
+  std::optional<std::chrono::steady_clock::time_point> deadline;
+  bool overBudget = false;
+  bool outOfWork = false;
+  bool outOfTime = false;
+  Schedule schedule;
+};
+
+} // namespace mlir::remat
+
+#endif // REMAT_LIB_REMAT_SCHEDULEBUILDER_H

@@ -1,0 +1,294 @@
+//===- Solvers.cpp - schedules under a byte budget, IR-free ---------------===//
+//
+// The checkpoint-style solvers (segments, sqrt, marks) choose which forward
+// values to drop and let the schedule builder recompute them on demand; the
+// heuristic lets the builder evict under the budget. All results are
+// measured by simulate().
+//
+//===----------------------------------------------------------------------===//
+
+#include "remat/Remat/Solvers.h"
+
+#include "ScheduleBuilder.h"
+
+#include "llvm/ADT/StringRef.h"
+
+#include <algorithm>
+#include <chrono>
+#include <cmath>
+#include <cstdlib>
+
+using namespace mlir::remat;
+using Clock = std::chrono::steady_clock;
+
+const char *mlir::remat::stringifySolveStatus(SolveStatus status) {
+  switch (status) {
+  case SolveStatus::Optimal:
+    return "optimal";
+  case SolveStatus::Feasible:
+    return "feasible";
+  case SolveStatus::Infeasible:
+    return "infeasible";
+  case SolveStatus::Timeout:
+    return "timeout";
+  case SolveStatus::NotApplicable:
+    return "not applicable";
+  }
+  return "unknown";
+}
+
+namespace {
+
+/// Measures `schedule` and sets the status against the budget.
+SolverResult finish(const RematProblem &problem, std::string solver,
+                    Schedule schedule, const SolverOptions &options) {
+  SolverResult result;
+  result.solver = std::move(solver);
+  result.simulation = simulate(problem, schedule);
+  result.schedule = std::move(schedule);
+  if (!result.simulation.valid) {
+    result.status = SolveStatus::NotApplicable;
+    result.message = "internal error: " + result.simulation.error;
+    return result;
+  }
+  result.status = result.simulation.peakBytes <= options.budgetBytes
+                      ? SolveStatus::Feasible
+                      : SolveStatus::Infeasible;
+  return result;
+}
+
+SolverResult notApplicable(std::string solver, std::string why) {
+  SolverResult result;
+  result.solver = std::move(solver);
+  result.status = SolveStatus::NotApplicable;
+  result.message = std::move(why);
+  return result;
+}
+
+/// The values the marks say to drop: results of `recompute` nodes.
+std::vector<bool> getMarkedDiscards(const RematProblem &problem) {
+  std::vector<bool> discarded(problem.values.size(), false);
+  for (const RematNode &node : problem.nodes)
+    if (node.policy == NodePolicy::Recompute)
+      for (ValueId result : node.results)
+        discarded[result] = true;
+  return discarded;
+}
+
+/// Builds the schedule that drops `discarded` values after their phase.
+Schedule buildWithDiscards(const RematProblem &problem,
+                           const std::vector<bool> &discarded) {
+  ScheduleBuilder builder(problem);
+  builder.setDiscarded(discarded);
+  return builder.build();
+}
+
+/// Positions (node ids) of the forward nodes, in order.
+std::vector<NodeId> getForwardNodes(const RematProblem &problem) {
+  std::vector<NodeId> forward;
+  for (size_t id = 0; id < problem.nodes.size(); ++id)
+    if (problem.nodes[id].phase == NodePhase::Forward)
+      forward.push_back(id);
+  return forward;
+}
+
+/// Forward nodes after which no forward value defined at or before them is
+/// read by a forward node after them: the places a forward chain can be cut.
+std::vector<NodeId> getCutVertices(const RematProblem &problem,
+                                   const std::vector<NodeId> &forward) {
+  std::vector<int64_t> lastForwardRead(problem.values.size(), -1);
+  for (NodeId id : forward)
+    for (ValueId operand : problem.nodes[id].operands)
+      lastForwardRead[operand] = id;
+  std::vector<NodeId> cuts;
+  int64_t reach = -1;
+  for (size_t i = 0; i < forward.size(); ++i) {
+    NodeId id = forward[i];
+    // Values of this node may be read later: only they cross the cut.
+    bool crossing = reach > id;
+    for (ValueId result : problem.nodes[id].results)
+      reach = std::max(reach, lastForwardRead[result]);
+    if (!crossing && i + 1 < forward.size())
+      cuts.push_back(id);
+  }
+  return cuts;
+}
+
+} // namespace
+
+SolverResult mlir::remat::solveNone(const RematProblem &problem,
+                                    const SolverOptions &options) {
+  return finish(problem, "none", getStartingSchedule(problem), options);
+}
+
+SolverResult mlir::remat::solveMarks(const RematProblem &problem,
+                                     const SolverOptions &options) {
+  return finish(problem, "marks",
+                buildWithDiscards(problem, getMarkedDiscards(problem)),
+                options);
+}
+
+SolverResult mlir::remat::solveSegments(const RematProblem &problem,
+                                        int64_t segments,
+                                        const SolverOptions &options) {
+  std::string name = "segments=" + std::to_string(segments);
+  std::vector<NodeId> forward = getForwardNodes(problem);
+  if (forward.empty() || forward.size() == problem.nodes.size())
+    return notApplicable(name, "the step has no forward and backward phases "
+                               "(remat.phase) to cut into segments");
+  if (segments < 1)
+    return notApplicable(name, "needs at least one segment");
+  std::vector<NodeId> cuts = getCutVertices(problem, forward);
+  if (static_cast<int64_t>(cuts.size()) < segments - 1)
+    return notApplicable(name, "the forward part has " +
+                                   std::to_string(cuts.size()) +
+                                   " cut vertices, fewer than the " +
+                                   std::to_string(segments - 1) + " needed");
+  // Choose the cut closest to each k/K of the forward cost, in order.
+  std::vector<double> prefix(problem.nodes.size() + 1, 0.0);
+  for (size_t id = 0; id < problem.nodes.size(); ++id)
+    prefix[id + 1] = prefix[id] +
+                     (problem.nodes[id].phase == NodePhase::Forward
+                          ? problem.nodes[id].cost
+                          : 0.0);
+  double total = prefix.back();
+  std::vector<NodeId> chosen;
+  size_t next = 0;
+  for (int64_t k = 1; k < segments; ++k) {
+    double target = total * k / segments;
+    size_t remaining = segments - 1 - k; // cuts still needed after this one
+    size_t best = next;
+    for (size_t i = next; i + remaining < cuts.size(); ++i)
+      if (std::abs(prefix[cuts[i] + 1] - target) <
+          std::abs(prefix[cuts[best] + 1] - target))
+        best = i;
+    chosen.push_back(cuts[best]);
+    next = best + 1;
+  }
+  // Drop every forward value the backward reads, except the segment inputs
+  // (the cuts' results) and the last segment, which runs once.
+  NodeId lastSegmentStart = chosen.empty() ? forward.front() : chosen.back() + 1;
+  std::vector<bool> discarded = getMarkedDiscards(problem);
+  for (NodeId id : forward) {
+    if (id >= lastSegmentStart ||
+        std::find(chosen.begin(), chosen.end(), id) != chosen.end())
+      continue;
+    for (ValueId result : problem.nodes[id].results)
+      discarded[result] = true;
+  }
+  return finish(problem, name, buildWithDiscards(problem, discarded), options);
+}
+
+SolverResult mlir::remat::solveSqrt(const RematProblem &problem,
+                                    const SolverOptions &options) {
+  size_t forward = getForwardNodes(problem).size();
+  int64_t segments =
+      std::max<int64_t>(1, std::llround(std::sqrt(double(forward))));
+  SolverResult result = solveSegments(problem, segments, options);
+  result.solver = "sqrt";
+  return result;
+}
+
+/// Whether `a` is a better result than `b`: within the budget before not,
+/// then cheaper, then a smaller peak; earlier solvers win ties.
+static bool isBetter(const SolverResult &a, const SolverResult &b) {
+  if (!a.hasSchedule())
+    return false;
+  if (!b.hasSchedule())
+    return true;
+  bool aFits = a.status == SolveStatus::Feasible ||
+               a.status == SolveStatus::Optimal;
+  bool bFits = b.status == SolveStatus::Feasible ||
+               b.status == SolveStatus::Optimal;
+  if (aFits != bFits)
+    return aFits;
+  if (aFits)
+    return a.simulation.cost < b.simulation.cost ||
+           (a.simulation.cost == b.simulation.cost &&
+            a.simulation.peakBytes < b.simulation.peakBytes);
+  return a.simulation.peakBytes < b.simulation.peakBytes;
+}
+
+SolverResult mlir::remat::solveHeuristic(const RematProblem &problem,
+                                         const SolverOptions &options) {
+  Clock::time_point start = Clock::now();
+  std::optional<Clock::time_point> deadline;
+  if (options.timeLimitSeconds > 0)
+    deadline = start + std::chrono::duration_cast<Clock::duration>(
+                           std::chrono::duration<double>(
+                               options.timeLimitSeconds));
+  // Each score gets an equal share of the work limit.
+  const EvictionScore scores[] = {EvictionScore::CostPerByteDistance,
+                                  EvictionScore::ChainCostPerByteDistance,
+                                  EvictionScore::CostPerByte,
+                                  EvictionScore::ByteDistance};
+  int64_t share = options.workLimit > 0 ? options.workLimit / 4 : 0;
+  std::vector<bool> discarded = getMarkedDiscards(problem);
+  SolverResult best = notApplicable("heuristic", "no schedule");
+  for (EvictionScore score : scores) {
+    ScheduleBuilder builder(problem);
+    builder.setDiscarded(discarded);
+    builder.setBudget(options.budgetBytes, score);
+    builder.setLimits(share, deadline);
+    SolverResult candidate =
+        finish(problem, "heuristic", builder.build(), options);
+    candidate.timedOut = builder.ranOutOfTime();
+    if (isBetter(candidate, best))
+      best = std::move(candidate);
+    double elapsed =
+        std::chrono::duration<double>(Clock::now() - start).count();
+    if (options.progress && elapsed > 1.0 && best.hasSchedule())
+      options.progress("heuristic: best peak " +
+                       std::to_string(best.simulation.peakBytes) +
+                       " bytes, cost " + std::to_string(best.simulation.cost) +
+                       " after " + std::to_string(elapsed) + " s");
+    if (builder.ranOutOfTime())
+      break;
+  }
+  return best;
+}
+
+SolverResult mlir::remat::solveAuto(const RematProblem &problem,
+                                    const SolverOptions &options) {
+  std::vector<SolverResult> candidates;
+  candidates.push_back(solveNone(problem, options));
+  candidates.push_back(solveMarks(problem, options));
+  candidates.push_back(solveSqrt(problem, options));
+  for (int64_t segments : {2, 4, 8})
+    candidates.push_back(solveSegments(problem, segments, options));
+  candidates.push_back(solveHeuristic(problem, options));
+  SolverResult best = notApplicable("auto", "no solver applies");
+  for (SolverResult &candidate : candidates)
+    if (isBetter(candidate, best))
+      best = std::move(candidate);
+  best.message = "auto chose " + best.solver;
+  return best;
+}
+
+std::optional<SolverResult> mlir::remat::solve(const RematProblem &problem,
+                                               const std::string &spec,
+                                               const SolverOptions &options,
+                                               std::string &error) {
+  if (spec == "none")
+    return solveNone(problem, options);
+  if (spec == "marks")
+    return solveMarks(problem, options);
+  if (spec == "sqrt")
+    return solveSqrt(problem, options);
+  if (spec == "heuristic")
+    return solveHeuristic(problem, options);
+  if (spec == "auto")
+    return solveAuto(problem, options);
+  llvm::StringRef text(spec);
+  if (text.consume_front("segments=")) {
+    int64_t segments;
+    if (!text.getAsInteger(10, segments) && segments >= 1)
+      return solveSegments(problem, segments, options);
+    error = "'segments=" + text.str() +
+            "' needs a positive whole number of segments";
+    return std::nullopt;
+  }
+  error = "unknown solver '" + spec +
+          "': expected none, segments=K, sqrt, marks, heuristic or auto";
+  return std::nullopt;
+}

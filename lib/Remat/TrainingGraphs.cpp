@@ -1,0 +1,78 @@
+//===- TrainingGraphs.cpp - seeded random training-like graphs ------------===//
+//
+// Uses its own splitmix64 generator so that the graphs are the same on every
+// platform and standard library.
+//
+//===----------------------------------------------------------------------===//
+
+#include "remat/Remat/TrainingGraphs.h"
+
+using namespace mlir::remat;
+
+namespace {
+/// splitmix64: a small, portable, well-mixed generator.
+class SplitMix64 {
+public:
+  explicit SplitMix64(uint64_t seed) : state(seed) {}
+  uint64_t next() {
+    uint64_t z = (state += 0x9e3779b97f4a7c15ULL);
+    z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
+    z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
+    return z ^ (z >> 31);
+  }
+  /// Uniform in [low, high].
+  int64_t uniform(int64_t low, int64_t high) {
+    return low + static_cast<int64_t>(next() % uint64_t(high - low + 1));
+  }
+  double unit() { return double(next() >> 11) / double(1ULL << 53); }
+
+private:
+  uint64_t state;
+};
+} // namespace
+
+RematProblem
+mlir::remat::generateTrainingGraph(const TrainingGraphOptions &options) {
+  SplitMix64 rng(options.seed);
+  RematProblem problem;
+  problem.argumentBytes = rng.uniform(options.minBytes, options.maxBytes);
+  int64_t layers = std::max<int64_t>(1, options.layers);
+  std::vector<ValueId> activation;
+  std::vector<NodeId> forwardNodes;
+  for (int64_t i = 0; i < layers; ++i) {
+    std::vector<ValueId> operands;
+    if (i > 0)
+      operands.push_back(activation.back());
+    if (i > 1 && rng.unit() < options.skipProbability)
+      operands.push_back(activation[rng.uniform(0, i - 2)]);
+    int64_t bytes = rng.uniform(options.minBytes, options.maxBytes);
+    NodeId id = problem.addNode("f" + std::to_string(i),
+                                double(rng.uniform(1, 100)), {bytes},
+                                operands);
+    problem.nodes[id].phase = NodePhase::Forward;
+    activation.push_back(problem.nodes[id].results.front());
+    forwardNodes.push_back(id);
+  }
+  NodeId loss = problem.addNode("loss", 1.0, {4}, {activation.back()});
+  problem.nodes[loss].phase = NodePhase::Forward;
+  problem.values[problem.nodes[loss].results.front()].isOutput = true;
+
+  ValueId grad = problem.nodes[loss].results.front();
+  for (int64_t i = layers - 1; i >= 0; --i) {
+    const RematNode &forward = problem.nodes[forwardNodes[i]];
+    std::vector<ValueId> operands = {grad, forward.results.front()};
+    operands.insert(operands.end(), forward.operands.begin(),
+                    forward.operands.end());
+    int64_t inputBytes =
+        i > 0 ? problem.values[activation[i - 1]].bytes : options.minBytes;
+    NodeId backward =
+        problem.addNode("b" + std::to_string(i), 2.0 * forward.cost,
+                        {inputBytes, rng.uniform(64, 4096)}, operands);
+    problem.nodes[backward].phase = NodePhase::Backward;
+    // The weight gradient is a result of the step.
+    problem.values[problem.nodes[backward].results[1]].isOutput = true;
+    grad = problem.nodes[backward].results[0];
+  }
+  problem.values[grad].isOutput = true;
+  return problem;
+}

@@ -1,0 +1,135 @@
+//===- SolversTest.cpp - property tests of the solvers --------------------===//
+//
+// On thousands of random training-like DAGs and budgets between the lower
+// bound and the starting peak, every solver's schedule is valid by
+// simulate(), and within the budget whenever the solver says feasible.
+//
+//===----------------------------------------------------------------------===//
+
+#include "remat/Remat/Solvers.h"
+#include "remat/Remat/TrainingGraphs.h"
+
+#include "gtest/gtest.h"
+
+using namespace mlir::remat;
+
+namespace {
+
+const char *kSolvers[] = {"none",  "segments=2", "segments=3", "sqrt",
+                          "marks", "heuristic",  "auto"};
+
+TEST(Solvers, RandomTrainingGraphsGiveValidSchedules) {
+  int feasibleHeuristic = 0;
+  for (uint64_t seed = 1; seed <= 400; ++seed) {
+    TrainingGraphOptions graph;
+    graph.layers = 2 + seed % 23;
+    graph.seed = seed;
+    graph.skipProbability = (seed % 3) * 0.25;
+    RematProblem problem = generateTrainingGraph(graph);
+    ASSERT_EQ(problem.verify(), "");
+    // Mark a few nodes to exercise the marks.
+    if (seed % 5 == 0)
+      problem.nodes[seed % graph.layers].policy = NodePolicy::Recompute;
+    int64_t peak = simulate(problem, getStartingSchedule(problem)).peakBytes;
+    int64_t floor = problem.getPeakLowerBound();
+    for (double fraction : {0.0, 0.5, 0.9, 1.0}) {
+      SolverOptions options;
+      options.budgetBytes = floor + int64_t(fraction * (peak - floor));
+      for (const char *name : kSolvers) {
+        std::string error;
+        std::optional<SolverResult> result =
+            solve(problem, name, options, error);
+        ASSERT_TRUE(result) << error;
+        if (result->status == SolveStatus::NotApplicable)
+          continue;
+        ASSERT_TRUE(result->simulation.valid)
+            << name << " seed " << seed << ": " << result->simulation.error;
+        if (result->status == SolveStatus::Feasible)
+          ASSERT_LE(result->simulation.peakBytes, options.budgetBytes)
+              << name << " seed " << seed;
+        else
+          ASSERT_GT(result->simulation.peakBytes, options.budgetBytes)
+              << name << " seed " << seed;
+        ASSERT_GE(result->simulation.peakBytes, floor);
+        if (std::string(name) == "heuristic" &&
+            result->status == SolveStatus::Feasible)
+          ++feasibleHeuristic;
+      }
+    }
+  }
+  // The heuristic meets most of these budgets.
+  EXPECT_GT(feasibleHeuristic, 1000);
+}
+
+TEST(Solvers, NoneKeepsTheStartingOrder) {
+  RematProblem problem = generateTrainingGraph({});
+  SolverOptions options;
+  options.budgetBytes = int64_t(1) << 40;
+  SolverResult result = solveNone(problem, options);
+  EXPECT_EQ(result.schedule.steps, getStartingSchedule(problem).steps);
+  EXPECT_EQ(result.status, SolveStatus::Feasible);
+}
+
+TEST(Solvers, SegmentsNeedPhasesAndCuts) {
+  RematProblem problem = generateTrainingGraph({});
+  for (RematNode &node : problem.nodes)
+    node.phase = NodePhase::Unknown;
+  SolverOptions options;
+  SolverResult result = solveSegments(problem, 2, options);
+  EXPECT_EQ(result.status, SolveStatus::NotApplicable);
+  EXPECT_NE(result.message.find("no forward and backward phases"),
+            std::string::npos);
+}
+
+TEST(Solvers, CheckpointingLowersThePeakOfAChain) {
+  TrainingGraphOptions graph;
+  graph.layers = 16;
+  graph.skipProbability = 0.0;
+  graph.minBytes = graph.maxBytes = 100000;
+  RematProblem problem = generateTrainingGraph(graph);
+  SolverOptions options;
+  options.budgetBytes = int64_t(1) << 40;
+  int64_t peak = solveNone(problem, options).simulation.peakBytes;
+  SolverResult sqrt = solveSqrt(problem, options);
+  ASSERT_TRUE(sqrt.hasSchedule());
+  EXPECT_LT(sqrt.simulation.peakBytes, peak);
+  EXPECT_GT(sqrt.simulation.cost, problem.getTotalCost());
+  // The heuristic reaches the sqrt peak too, at about the same cost, and
+  // auto takes the cheaper of the two.
+  options.budgetBytes = sqrt.simulation.peakBytes;
+  SolverResult heuristic = solveHeuristic(problem, options);
+  EXPECT_EQ(heuristic.status, SolveStatus::Feasible);
+  EXPECT_LE(heuristic.simulation.cost, 1.05 * sqrt.simulation.cost);
+  SolverResult best = solveAuto(problem, options);
+  EXPECT_EQ(best.status, SolveStatus::Feasible);
+  EXPECT_LE(best.simulation.cost, sqrt.simulation.cost);
+  EXPECT_LE(best.simulation.cost, heuristic.simulation.cost);
+}
+
+TEST(Solvers, DeterministicForAWorkLimit) {
+  TrainingGraphOptions graph;
+  graph.layers = 40;
+  graph.seed = 9;
+  RematProblem problem = generateTrainingGraph(graph);
+  SolverOptions options;
+  options.budgetBytes = problem.getPeakLowerBound() * 3 / 2;
+  options.workLimit = 5000;
+  for (const char *name : kSolvers) {
+    std::string error;
+    std::optional<SolverResult> a = solve(problem, name, options, error);
+    std::optional<SolverResult> b = solve(problem, name, options, error);
+    ASSERT_TRUE(a && b);
+    EXPECT_EQ(a->schedule.steps, b->schedule.steps) << name;
+  }
+}
+
+TEST(Solvers, UnknownSolverNames) {
+  RematProblem problem = generateTrainingGraph({});
+  std::string error;
+  EXPECT_FALSE(solve(problem, "greedy", {}, error));
+  EXPECT_NE(error.find("unknown solver 'greedy'"), std::string::npos);
+  EXPECT_FALSE(solve(problem, "segments=0", {}, error));
+  EXPECT_NE(error.find("positive whole number"), std::string::npos);
+}
+
+} // namespace
