@@ -182,7 +182,9 @@ void ScheduleBuilder::emit(NodeId id, bool recompute) {
   schedule.steps.push_back(id);
   const RematNode &node = problem.nodes[id];
   for (ValueId result : node.results) {
-    bool live = nextRead(result).has_value() ||
+    // Pinned values are read by a node being prepared (a recomputation
+    // reads values whose last read in the starting order has passed).
+    bool live = pins[result] > 0 || nextRead(result).has_value() ||
                 (!recompute && problem.values[result].isOutput);
     setResident(result, live);
   }
@@ -210,6 +212,11 @@ void ScheduleBuilder::ensureResident(ValueId target) {
     emit(top, /*recompute=*/firstDone[top]);
     pin(top, -1);
     stack.pop_back();
+    // Operands only this recomputation needed die after it.
+    for (ValueId operand : problem.nodes[top].operands)
+      if (resident[operand] && pins[operand] == 0 &&
+          !problem.values[operand].isOutput && !nextRead(operand))
+        setResident(operand, false);
   }
 }
 

@@ -108,6 +108,30 @@ static LogicalResult addOps(StepReport &report, FunctionOpInterface function,
   return success();
 }
 
+/// Fills what rematerialization recorded (`remat.solve`), if it ran.
+static void addSolveOutcome(StepReport &report, FunctionOpInterface function) {
+  auto solve = function->getAttrOfType<DictionaryAttr>(attr::kSolve);
+  if (!solve)
+    return;
+  if (auto budget = solve.getAs<IntegerAttr>("budget_bytes"))
+    report.budgetBytes = budget.getInt();
+  if (auto peak = solve.getAs<IntegerAttr>("peak_bytes_before"))
+    report.peakBytesBefore = peak.getInt();
+  if (auto cost = solve.getAs<FloatAttr>("compute_cost_before"))
+    report.computeCostBefore = cost.getValueAsDouble();
+  if (auto solver = solve.getAs<StringAttr>("solver"))
+    report.solver = solver.str();
+  if (auto status = solve.getAs<StringAttr>("status"))
+    report.status = status.str();
+  if (auto bound = solve.getAs<FloatAttr>("lower_bound_cost"))
+    report.lowerBoundCost = bound.getValueAsDouble();
+  if (auto seconds = solve.getAs<FloatAttr>("solve_seconds"))
+    report.solveSeconds = seconds.getValueAsDouble();
+  if (auto live = solve.getAs<DenseI64ArrayAttr>("live_bytes_before"))
+    report.liveBytesBefore.assign(live.asArrayRef().begin(),
+                                  live.asArrayRef().end());
+}
+
 FailureOr<StepReport>
 mlir::remat::buildStepReport(FunctionOpInterface function,
                              const CostModel &costModel) {
@@ -131,6 +155,7 @@ mlir::remat::buildStepReport(FunctionOpInterface function,
   report.liveBytesAfter.assign(analysis->getLiveBytes().begin(),
                                analysis->getLiveBytes().end());
   report.liveBytesBefore = report.liveBytesAfter;
+  addSolveOutcome(report, function);
   return report;
 }
 

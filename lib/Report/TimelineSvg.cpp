@@ -65,16 +65,18 @@ struct Scale {
   }
 };
 
-/// A step line: each op's live bytes held across its column.
+/// A step line: each op's live bytes held across its column. A schedule of
+/// another length (before rematerialization) is stretched to the same width.
 void writeStepLine(raw_ostream &os, const std::vector<int64_t> &live,
                    const Scale &scale, StringRef style) {
   if (live.empty())
     return;
+  double stretch = double(scale.steps) / double(live.size());
   os << "<polyline fill=\"none\" " << style << " points=\"";
   for (size_t step = 0; step < live.size(); ++step) {
     double y = scale.y(live[step]);
-    os << llvm::format("%.1f,%.1f %.1f,%.1f ", scale.x(step), y,
-                       scale.x(step + 1), y);
+    os << llvm::format("%.1f,%.1f %.1f,%.1f ", scale.x(step * stretch), y,
+                       scale.x((step + 1) * stretch), y);
   }
   os << "\"/>\n";
 }

@@ -56,6 +56,7 @@ struct RematReportPass
       if (failed(report))
         return signalPassFailure();
       reports.push_back(std::move(*report));
+      dropSolveTime(function);
     }
     if (reports.empty()) {
       module.emitError("remat-report found no function with a body");
@@ -77,6 +78,18 @@ struct RematReportPass
           writeTimelineSvg(os, reports.front());
         })))
       return signalPassFailure();
+  }
+
+  /// The solve time was recorded for this report only: dropping it keeps
+  /// the IR the pipeline prints the same from run to run.
+  static void dropSolveTime(FunctionOpInterface function) {
+    auto solve = function->getAttrOfType<DictionaryAttr>("remat.solve");
+    if (!solve || !solve.get("solve_seconds"))
+      return;
+    NamedAttrList entries(solve);
+    entries.erase("solve_seconds");
+    function->setAttr("remat.solve",
+                      entries.getDictionary(function.getContext()));
   }
 
   FailureOr<CostModel> makeCostModel(Location loc) {

@@ -61,9 +61,11 @@ struct StepReport {
   std::vector<int64_t> liveBytesAfter;
 };
 
-/// Builds the report of `function` as it stands, as if no rematerialization
-/// ran (before = after, solver and status "none"). Uses the function's memory
-/// plan when it has one, else plans it without changing the IR. Emits an
+/// Builds the report of `function` as it stands. The figures before
+/// rematerialization, the budget, the solver and its status come from the
+/// function's `remat.solve`; without it the report says no rematerialization
+/// ran (before = after, solver and status "none"). Uses the function's
+/// memory plan when it has one, else plans it without changing the IR. Emits an
 /// error and fails when the function cannot be analyzed or mixes graph costs
 /// with estimated ones.
 FailureOr<StepReport> buildStepReport(FunctionOpInterface function,

@@ -10,6 +10,62 @@
 
 include "mlir/Pass/PassBase.td"
 
+def RematRematerializePass : Pass<"remat-rematerialize", "::mlir::ModuleOp"> {
+  let summary = "Keep or recompute activations so that the step fits a byte budget";
+  let description = [{
+    For every function of the module, decides which values to keep and which
+    to drop and recompute so that arguments plus the planned arena fit the
+    budget, at the least extra compute the solver finds, and rewrites the
+    function to run that schedule: each recomputed op is cloned where it is
+    recomputed, with `remat.recompute_of` naming the value it recomputes,
+    later uses read the latest copy, and the body is ordered as scheduled.
+    The rewritten function's peak is checked against the solver's
+    prediction, and the outcome is recorded as `remat.solve` for the report.
+
+    ```mlir
+    // remat-rematerialize{budget=1MiB solver=heuristic}
+    %a = nn.relu %x {remat.name = "a"} : tensor<...>
+    ...
+    %a2 = nn.relu %x {remat.name = "a.recompute", remat.recompute_of = "a"}
+    %g = nn.relu_backward %dy, %a2 : tensor<...>
+    ```
+
+    Solvers (docs/solvers.md): `none`, `segments=K`, `sqrt`, `marks`,
+    `heuristic`, and `auto`, which runs all of them and keeps the cheapest
+    schedule within the budget. An unmet budget is an error naming the
+    smallest peak reached and the lower bound; with `strict=false` it is a
+    warning and the schedule with the smallest peak is applied.
+  }];
+  let options = [
+    Option<"budget", "budget", "::mlir::remat::ByteSize", /*default=*/"",
+           "Byte budget for arguments + arena: 2.5GB, 512MiB, 123456, or 80% "
+           "of the step's peak as given">,
+    Option<"solver", "solver", "std::string", /*default=*/"\"auto\"",
+           "none, segments=K, sqrt, marks, heuristic or auto">,
+    Option<"workLimit", "work-limit", "int64_t", /*default=*/"0",
+           "Search steps each solver may take (0: its default); results are "
+           "deterministic for a given work limit">,
+    Option<"timeLimit", "time-limit", "double", /*default=*/"60.0",
+           "Wall-clock cap on a solve in seconds (0: none); a solve it cuts "
+           "short may differ from run to run">,
+    Option<"strict", "strict", "bool", /*default=*/"true",
+           "An unmet budget is an error (false: a warning and the smallest "
+           "peak)">,
+    Option<"device", "device", "std::string", /*default=*/"\"h200\"",
+           "Device profile of the cost model: h200, a100, v100, gtx970m, "
+           "cpu">,
+    Option<"fitArena", "fit-arena", "bool", /*default=*/"true",
+           "Hold arguments + the planned arena (not only the peak) within "
+           "the budget">,
+    Option<"recordSolveTime", "record-solve-time", "bool", /*default=*/"false",
+           "Record the solve's wall time in remat.solve (makes the output "
+           "differ from run to run)">,
+  ];
+  let statistics = [
+    Statistic<"recomputedOps", "recomputed-ops", "Recomputations inserted">,
+  ];
+}
+
 def RematPlanMemoryPass : Pass<"remat-plan-memory", "::mlir::ModuleOp"> {
   let summary = "Place every tensor of a step at a static offset in one arena";
   let description = [{

@@ -211,6 +211,13 @@ LogicalResult verifyRematAttribute(NamedAttribute attribute, Site site,
                          << "' must be an array of non-negative i64 offsets";
     return success();
   }
+  if (name == attr::kSolve) {
+    if (failed(allowedAt({Site::Op})))
+      return failure();
+    if (!isa<DictionaryAttr>(attribute.getValue()))
+      return emitError() << "'" << name << "' must be a dictionary";
+    return success();
+  }
   if (name == attr::kWorkspaceOffset || name == attr::kArenaBytes) {
     if (failed(allowedAt({Site::Op})))
       return failure();

@@ -32,6 +32,7 @@ def Remat_Dialect : Dialect {
     | `remat.offsets` | ops | the arena offset of each result (memory planner) |
     | `remat.workspace_offset` | ops | the arena offset of the op's workspace |
     | `remat.arena_bytes` | functions | the size of the planned arena |
+    | `remat.solve` | functions | what rematerialization did: budget, solver, status, the peak and cost before (a dictionary, read by the report) |
 
     A value is named `<op name>` for a single result or `<op name>#k` for
     result k; an argument by its `remat.name`.

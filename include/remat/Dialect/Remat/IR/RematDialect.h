@@ -35,6 +35,7 @@ inline constexpr llvm::StringLiteral kWeights = "remat.weights";
 inline constexpr llvm::StringLiteral kOffsets = "remat.offsets";
 inline constexpr llvm::StringLiteral kWorkspaceOffset = "remat.workspace_offset";
 inline constexpr llvm::StringLiteral kArenaBytes = "remat.arena_bytes";
+inline constexpr llvm::StringLiteral kSolve = "remat.solve";
 } // namespace attr
 
 /// The role of a function argument in a training step.

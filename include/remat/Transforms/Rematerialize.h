@@ -1,0 +1,89 @@
+//===- Rematerialize.h - rematerialization of a step under a budget -*- C++ -*-//
+//
+// The library behind remat-rematerialize: extract the problem from a
+// function, plan a schedule under the budget (re-solving with a tighter
+// target while the planned arena pushes arguments + arena over it), and
+// apply the schedule to the IR: recomputed ops are cloned where they are
+// recomputed, carrying `remat.recompute_of`, uses are rewired to the latest
+// copy, and the body is ordered as scheduled. Nothing else changes.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef REMAT_TRANSFORMS_REMATERIALIZE_H
+#define REMAT_TRANSFORMS_REMATERIALIZE_H
+
+#include "remat/Analysis/CostModel.h"
+#include "remat/Remat/Solvers.h"
+#include "remat/Support/ByteSize.h"
+
+#include "mlir/Interfaces/FunctionInterfaces.h"
+
+#include <functional>
+#include <string>
+#include <vector>
+
+namespace mlir::remat {
+
+struct RematOptions {
+  ByteSize budget;
+  std::string solver = "auto";
+  int64_t workLimit = 0;
+  double timeLimitSeconds = 60.0;
+  /// An unmet budget is an error (else a warning and the smallest peak).
+  bool strict = true;
+  /// The budget limits arguments + the planned arena, not only the peak.
+  bool fitArena = true;
+  /// Record the solve's wall time in the IR (for the report); off by default
+  /// so that the output is byte-identical across runs.
+  bool recordSolveTime = false;
+  std::function<void(const std::string &)> progress;
+};
+
+/// A function's body as a problem, with the op behind each node.
+struct ExtractedProblem {
+  RematProblem problem;
+  std::vector<Operation *> ops;
+};
+
+/// Builds the problem of `function`'s single-block body: one node per op
+/// (costs from `costModel`), one value per op result, the returned values as
+/// outputs. Ops with memory effects, or that say so through the cost
+/// interface, are never recomputed. Emits an error and fails on what the
+/// peak-memory analysis cannot measure.
+FailureOr<ExtractedProblem> extractRematProblem(FunctionOpInterface function,
+                                                const CostModel &costModel);
+
+/// What planning decided, and the figures the report needs.
+struct RematPlan {
+  SolverResult result;
+  int64_t budgetBytes = 0;
+  /// The arena the schedule needs, planned as remat-plan-memory will.
+  int64_t arenaBytes = 0;
+  int64_t peakBytesBefore = 0;
+  double costBefore = 0.0;
+  std::vector<int64_t> liveBytesBefore;
+  double solveSeconds = 0.0;
+  bool meetsBudget = false;
+};
+
+/// Solves under the budget. Fails with an error for a malformed solver name
+/// or a missing budget.
+FailureOr<RematPlan> planRematerialization(FunctionOpInterface function,
+                                           const ExtractedProblem &extracted,
+                                           const RematOptions &options);
+
+/// Rewrites `function` to run `schedule`.
+void applySchedule(FunctionOpInterface function,
+                   const ExtractedProblem &extracted,
+                   const Schedule &schedule);
+
+/// Plans, reports an unmet budget (an error when strict, else a warning),
+/// applies the schedule, checks that the rewritten function's peak is the
+/// predicted one, and records the outcome as `remat.solve` on the function.
+LogicalResult rematerializeFunction(FunctionOpInterface function,
+                                    const CostModel &costModel,
+                                    const RematOptions &options);
+
+} // namespace mlir::remat
+
+#endif // REMAT_TRANSFORMS_REMATERIALIZE_H

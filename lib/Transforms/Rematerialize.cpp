@@ -1,0 +1,314 @@
+//===- Rematerialize.cpp - rematerialization of a step under a budget -----===//
+//
+// IR glue around the IR-free solvers: extraction, planning with the arena
+// check, rewriting, and the remat-rematerialize pass.
+//
+//===----------------------------------------------------------------------===//
+
+#include "remat/Transforms/Rematerialize.h"
+
+#include "remat/Analysis/MemoryPlan.h"
+#include "remat/Analysis/PeakMemory.h"
+#include "remat/Dialect/Remat/IR/RematDialect.h"
+#include "remat/Remat/OffsetPacker.h"
+
+#include "mlir/IR/Builders.h"
+#include "mlir/Interfaces/SideEffectInterfaces.h"
+#include "llvm/ADT/DenseMap.h"
+
+#include <chrono>
+
+using namespace mlir;
+using namespace mlir::remat;
+
+//===----------------------------------------------------------------------===//
+// Extraction
+//===----------------------------------------------------------------------===//
+
+static NodePhase toNodePhase(Operation *op) {
+  std::optional<Phase> phase = getPhase(op);
+  if (!phase)
+    return NodePhase::Unknown;
+  switch (*phase) {
+  case Phase::Forward:
+    return NodePhase::Forward;
+  case Phase::Backward:
+    return NodePhase::Backward;
+  case Phase::Update:
+    return NodePhase::Update;
+  }
+  return NodePhase::Unknown;
+}
+
+static NodePolicy toNodePolicy(Operation *op) {
+  auto policy = op->getAttrOfType<StringAttr>(attr::kPolicy);
+  if (!policy)
+    return NodePolicy::None;
+  return policy.getValue() == "keep" ? NodePolicy::Keep : NodePolicy::Recompute;
+}
+
+FailureOr<ExtractedProblem>
+mlir::remat::extractRematProblem(FunctionOpInterface function,
+                                 const CostModel &costModel) {
+  FailureOr<PeakMemory> analysis = PeakMemory::analyze(function);
+  if (failed(analysis))
+    return failure();
+  ExtractedProblem extracted;
+  RematProblem &problem = extracted.problem;
+  problem.argumentBytes = analysis->getArgumentBytes();
+  llvm::DenseMap<Value, ValueId> valueIds;
+  llvm::DenseMap<Operation *, NodeId> nodeIds;
+  Block &body = function.getFunctionBody().front();
+
+  for (Operation *op : analysis->getSchedule()) {
+    FailureOr<OpCost> cost = costModel.getCost(op);
+    if (failed(cost))
+      return failure();
+    std::vector<int64_t> resultBytes;
+    for (Value result : op->getResults())
+      resultBytes.push_back(getTypeBytes(result.getType()).value_or(0));
+    // Every value the op reads from the body, its regions included.
+    std::vector<ValueId> operands;
+    op->walk([&](Operation *nested) {
+      for (Value operand : nested->getOperands()) {
+        auto it = valueIds.find(operand);
+        if (it != valueIds.end())
+          operands.push_back(it->second);
+      }
+    });
+    std::string name = getOpName(op).str();
+    if (name.empty())
+      name = getValueName(op->getNumResults() ? op->getResult(0) : Value());
+    NodeId id = problem.addNode(name, cost->cost, resultBytes, operands);
+    RematNode &node = problem.nodes[id];
+    node.workspaceBytes = cost->workspaceBytes;
+    node.recomputable = cost->recomputable && isMemoryEffectFree(op);
+    node.phase = toNodePhase(op);
+    node.policy = toNodePolicy(op);
+    for (auto [index, result] : llvm::enumerate(op->getResults())) {
+      ValueId value = node.results[index];
+      valueIds[result] = value;
+      problem.values[value].alignment =
+          isa<GraphNodeOp>(op) ? 1 : kTensorAlignment;
+    }
+    nodeIds[op] = id;
+    extracted.ops.push_back(op);
+  }
+  for (Value returned : body.getTerminator()->getOperands()) {
+    auto it = valueIds.find(returned);
+    if (it != valueIds.end())
+      problem.values[it->second].isOutput = true;
+  }
+  return extracted;
+}
+
+//===----------------------------------------------------------------------===//
+// Planning
+//===----------------------------------------------------------------------===//
+
+/// The arena the schedule needs, packed as remat-plan-memory packs it.
+static int64_t getArenaBytes(const Simulation &simulation) {
+  std::vector<PackItem> items;
+  for (auto [buffer, alignment] :
+       llvm::zip(simulation.buffers, simulation.alignments))
+    items.push_back({buffer, alignment});
+  return packOffsets(items).arenaBytes;
+}
+
+FailureOr<RematPlan>
+mlir::remat::planRematerialization(FunctionOpInterface function,
+                                   const ExtractedProblem &extracted,
+                                   const RematOptions &options) {
+  const RematProblem &problem = extracted.problem;
+  if (!options.budget.isSet())
+    return function.emitOpError("needs a budget to rematerialize (the "
+                                "'budget' option, e.g. budget=2.5GB or 80%)");
+  RematPlan plan;
+  Simulation before = simulate(problem, getStartingSchedule(problem));
+  plan.peakBytesBefore = before.peakBytes;
+  plan.costBefore = before.cost;
+  plan.liveBytesBefore = before.liveBytes;
+  plan.budgetBytes = options.budget.resolve(before.peakBytes);
+
+  auto start = std::chrono::steady_clock::now();
+  SolverOptions solverOptions;
+  solverOptions.budgetBytes = plan.budgetBytes;
+  solverOptions.workLimit = options.workLimit;
+  solverOptions.timeLimitSeconds = options.timeLimitSeconds;
+  solverOptions.progress = options.progress;
+  // Packing can add a little to the peak: tighten the target by what the
+  // arena overshoots and solve again, a few times at most.
+  for (int attempt = 0; attempt < 8; ++attempt) {
+    std::string error;
+    std::optional<SolverResult> result =
+        solve(problem, options.solver, solverOptions, error);
+    if (!result)
+      return function.emitOpError() << error;
+    plan.result = std::move(*result);
+    if (!plan.result.hasSchedule())
+      break;
+    const Simulation &simulation = plan.result.simulation;
+    plan.arenaBytes = getArenaBytes(simulation);
+    int64_t total = options.fitArena
+                        ? problem.argumentBytes + plan.arenaBytes
+                        : simulation.peakBytes;
+    plan.meetsBudget = total <= plan.budgetBytes;
+    if (plan.meetsBudget || plan.result.status != SolveStatus::Feasible)
+      break;
+    solverOptions.budgetBytes -= total - plan.budgetBytes;
+  }
+  if (plan.result.hasSchedule() && !plan.meetsBudget &&
+      plan.result.status == SolveStatus::Feasible)
+    plan.result.status = SolveStatus::Infeasible;
+  plan.solveSeconds = std::chrono::duration<double>(
+                          std::chrono::steady_clock::now() - start)
+                          .count();
+  return plan;
+}
+
+//===----------------------------------------------------------------------===//
+// Rewriting
+//===----------------------------------------------------------------------===//
+
+void mlir::remat::applySchedule(FunctionOpInterface function,
+                                const ExtractedProblem &extracted,
+                                const Schedule &schedule) {
+  Block &body = function.getFunctionBody().front();
+  Operation *terminator = body.getTerminator();
+  OpBuilder builder(terminator);
+  llvm::DenseMap<Operation *, NodeId> nodeOf;
+  for (auto [id, op] : llvm::enumerate(extracted.ops))
+    nodeOf[op] = id;
+  std::vector<Operation *> latest(extracted.ops.size(), nullptr);
+  std::vector<int> copies(extracted.ops.size(), 0);
+
+  for (NodeId id : schedule.steps) {
+    Operation *original = extracted.ops[id];
+    Operation *instance = original;
+    if (!latest[id]) {
+      original->moveBefore(terminator);
+    } else {
+      instance = builder.clone(*original);
+      StringRef name = getOpName(original);
+      std::string of = name.empty() ? getValueName(original->getResult(0))
+                                    : name.str();
+      instance->setAttr(attr::kRecomputeOf, builder.getStringAttr(of));
+      instance->setAttr(attr::kName,
+                        builder.getStringAttr(
+                            of + ".recompute" +
+                            (copies[id] ? std::to_string(copies[id] + 1) : "")));
+      ++copies[id];
+      nodeOf[instance] = id;
+    }
+    // Read the latest copy of every value from the body.
+    instance->walk([&](Operation *nested) {
+      for (OpOperand &operand : nested->getOpOperands()) {
+        auto result = dyn_cast<OpResult>(operand.get());
+        if (!result)
+          continue;
+        auto it = nodeOf.find(result.getOwner());
+        if (it == nodeOf.end() || !latest[it->second])
+          continue;
+        operand.set(latest[it->second]->getResult(result.getResultNumber()));
+      }
+    });
+    latest[id] = instance;
+  }
+}
+
+//===----------------------------------------------------------------------===//
+// The whole job
+//===----------------------------------------------------------------------===//
+
+/// Records what rematerialization did, for the report.
+static void recordOutcome(FunctionOpInterface function, const RematPlan &plan,
+                          const RematOptions &options) {
+  Builder builder(function.getContext());
+  SmallVector<NamedAttribute> entries = {
+      builder.getNamedAttr("budget_bytes",
+                           builder.getI64IntegerAttr(plan.budgetBytes)),
+      builder.getNamedAttr("peak_bytes_before",
+                           builder.getI64IntegerAttr(plan.peakBytesBefore)),
+      builder.getNamedAttr("compute_cost_before",
+                           builder.getF64FloatAttr(plan.costBefore)),
+      builder.getNamedAttr("solver",
+                           builder.getStringAttr(plan.result.solver)),
+      builder.getNamedAttr(
+          "status", builder.getStringAttr(
+                        stringifySolveStatus(plan.result.status))),
+      builder.getNamedAttr(
+          "live_bytes_before",
+          builder.getDenseI64ArrayAttr(plan.liveBytesBefore)),
+  };
+  if (plan.result.lowerBoundCost)
+    entries.push_back(builder.getNamedAttr(
+        "lower_bound_cost", builder.getF64FloatAttr(*plan.result.lowerBoundCost)));
+  if (options.recordSolveTime)
+    entries.push_back(builder.getNamedAttr(
+        "solve_seconds", builder.getF64FloatAttr(plan.solveSeconds)));
+  function->setAttr(attr::kSolve, builder.getDictionaryAttr(entries));
+}
+
+/// The smallest peak any solver reaches, for the unmet-budget diagnostic.
+static int64_t getSmallestPeak(const RematProblem &problem,
+                               const RematPlan &plan,
+                               const RematOptions &options) {
+  SolverOptions probe;
+  probe.budgetBytes = problem.getPeakLowerBound();
+  probe.workLimit = options.workLimit;
+  probe.timeLimitSeconds = options.timeLimitSeconds;
+  SolverResult best = solveAuto(problem, probe);
+  int64_t smallest = plan.result.hasSchedule()
+                         ? plan.result.simulation.peakBytes
+                         : plan.peakBytesBefore;
+  if (best.hasSchedule())
+    smallest = std::min(smallest, best.simulation.peakBytes);
+  return smallest;
+}
+
+LogicalResult mlir::remat::rematerializeFunction(FunctionOpInterface function,
+                                                 const CostModel &costModel,
+                                                 const RematOptions &options) {
+  FailureOr<ExtractedProblem> extracted =
+      extractRematProblem(function, costModel);
+  if (failed(extracted))
+    return failure();
+  FailureOr<RematPlan> plan =
+      planRematerialization(function, *extracted, options);
+  if (failed(plan))
+    return failure();
+  const RematProblem &problem = extracted->problem;
+  if (!plan->result.hasSchedule())
+    return function.emitOpError()
+           << "solver '" << options.solver << "' found no schedule: "
+           << (plan->result.message.empty() ? "the time limit ran out"
+                                            : plan->result.message);
+  if (!plan->meetsBudget) {
+    int64_t smallest = getSmallestPeak(problem, *plan, options);
+    auto diagnostic = options.strict ? function.emitOpError()
+                                     : function.emitWarning();
+    diagnostic << "cannot fit the step in the budget of " << plan->budgetBytes
+               << " bytes: solver '" << plan->result.solver
+               << "' needs " << plan->result.simulation.peakBytes
+               << " bytes at its peak (arguments + arena "
+               << problem.argumentBytes + plan->arenaBytes
+               << "); the smallest peak any solver reached is " << smallest
+               << " bytes, and no schedule can peak below "
+               << problem.getPeakLowerBound()
+               << " bytes (arguments plus the largest single-op working set)";
+    if (options.strict)
+      return failure();
+  }
+  applySchedule(function, *extracted, plan->result.schedule);
+  FailureOr<PeakMemory> after = PeakMemory::analyze(function);
+  if (failed(after))
+    return failure();
+  if (after->getPeakBytes() != plan->result.simulation.peakBytes)
+    return function.emitOpError()
+           << "internal error: the solver predicted a peak of "
+           << plan->result.simulation.peakBytes
+           << " bytes but the rewritten function peaks at "
+           << after->getPeakBytes() << " bytes";
+  recordOutcome(function, *plan, options);
+  return success();
+}
