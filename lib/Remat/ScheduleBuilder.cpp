@@ -17,7 +17,7 @@ using namespace mlir::remat;
 
 ScheduleBuilder::ScheduleBuilder(const RematProblem &problem)
     : problem(problem), reads(problem.values.size()),
-      readCursor(problem.values.size(), 0),
+      readCursor(problem.values.size(), 0), heldFor(problem.values.size()),
       recoverable(problem.values.size(), false),
       discarded(problem.values.size(), false),
       resident(problem.values.size(), false),
@@ -60,9 +60,18 @@ std::optional<int64_t> ScheduleBuilder::nextRead(ValueId value) {
   size_t &cursor = readCursor[value];
   while (cursor < list.size() && list[cursor] < position)
     ++cursor;
-  if (cursor == list.size())
-    return std::nullopt;
-  return list[cursor];
+  std::vector<int64_t> &held = heldFor[value];
+  auto later = std::greater<int64_t>();
+  while (!held.empty() && held.front() < position) {
+    std::pop_heap(held.begin(), held.end(), later);
+    held.pop_back();
+  }
+  std::optional<int64_t> next;
+  if (cursor < list.size())
+    next = list[cursor];
+  if (!held.empty() && (!next || held.front() < *next))
+    next = held.front();
+  return next;
 }
 
 void ScheduleBuilder::setResident(ValueId value, bool isResident) {
@@ -85,13 +94,50 @@ void ScheduleBuilder::setResident(ValueId value, bool isResident) {
   residentBytes -= bytes;
 }
 
-bool ScheduleBuilder::mayEvict(ValueId value) const {
+bool ScheduleBuilder::mayEvict(ValueId value) {
   const RematValue &info = problem.values[value];
-  return recoverable[value] && !info.isOutput && pins[value] == 0 &&
-         problem.nodes[info.producer].policy != NodePolicy::Keep;
+  if (!recoverable[value] || info.isOutput || pins[value] != 0 ||
+      problem.nodes[info.producer].policy == NodePolicy::Keep)
+    return false;
+  if (!holdOperands)
+    return true;
+  // A value held for another's recomputation stays, and bringing this one
+  // back must be one step: everything its producer reads is here.
+  std::optional<int64_t> next = nextRead(value);
+  if (!heldFor[value].empty() && next && heldFor[value].front() <= *next)
+    return false;
+  for (ValueId operand : problem.nodes[info.producer].operands)
+    if (!resident[operand])
+      return false;
+  return getFreedBytes(value) > 0;
 }
 
-double ScheduleBuilder::score(ValueId value) const {
+int64_t ScheduleBuilder::getFreedBytes(ValueId value) {
+  std::optional<int64_t> next = nextRead(value);
+  int64_t freed = problem.values[value].bytes;
+  for (ValueId operand : problem.nodes[problem.values[value].producer].operands) {
+    if (problem.values[operand].isOutput)
+      continue;
+    std::optional<int64_t> operandNext = nextRead(operand);
+    if (next && (!operandNext || *operandNext < *next))
+      freed -= problem.values[operand].bytes;
+  }
+  return freed;
+}
+
+void ScheduleBuilder::evict(ValueId value) {
+  std::optional<int64_t> next = nextRead(value);
+  if (next && holdOperands)
+    for (ValueId operand :
+         problem.nodes[problem.values[value].producer].operands) {
+      std::vector<int64_t> &held = heldFor[operand];
+      held.push_back(*next);
+      std::push_heap(held.begin(), held.end(), std::greater<int64_t>());
+    }
+  setResident(value, false);
+}
+
+double ScheduleBuilder::score(ValueId value) {
   const RematValue &info = problem.values[value];
   const RematNode &producer = problem.nodes[info.producer];
   double cost = producer.cost;
@@ -99,13 +145,13 @@ double ScheduleBuilder::score(ValueId value) const {
     for (ValueId operand : producer.operands)
       if (!resident[operand])
         cost += problem.nodes[problem.values[operand].producer].cost;
-  double bytes = std::max<double>(1.0, info.bytes);
-  const std::vector<int64_t> &list = reads[value];
-  size_t cursor = readCursor[value];
-  while (cursor < list.size() && list[cursor] < position)
-    ++cursor;
-  double distance =
-      cursor < list.size() ? double(list[cursor] - position + 1) : 1e18;
+  double bytes = std::max<double>(
+      1.0, holdOperands ? getFreedBytes(value) : info.bytes);
+  std::optional<int64_t> next = nextRead(value);
+  // A cached value nobody reads again is the first to go.
+  if (!next)
+    return -1.0;
+  double distance = double(*next - position + 1);
   switch (scoreKind) {
   case EvictionScore::CostPerByteDistance:
   case EvictionScore::ChainCostPerByteDistance:
@@ -168,7 +214,7 @@ void ScheduleBuilder::makeRoomFor(NodeId id) {
       overBudget = true;
       return;
     }
-    setResident(*victim, false);
+    evict(*victim);
   }
 }
 
@@ -180,6 +226,8 @@ void ScheduleBuilder::pin(NodeId id, int delta) {
 void ScheduleBuilder::emit(NodeId id, bool recompute) {
   makeRoomFor(id);
   schedule.steps.push_back(id);
+  if (static_cast<int64_t>(schedule.steps.size()) > maxSteps)
+    abandoned = true;
   const RematNode &node = problem.nodes[id];
   for (ValueId result : node.results) {
     // Pinned values are read by a node being prepared (a recomputation
@@ -195,7 +243,7 @@ void ScheduleBuilder::ensureResident(ValueId target) {
   // Depth-first over producers of non-resident operands.
   std::vector<NodeId> stack = {problem.values[target].producer};
   pin(stack.back(), +1);
-  while (!stack.empty()) {
+  while (!stack.empty() && !abandoned) {
     NodeId top = stack.back();
     std::optional<ValueId> missing;
     for (ValueId operand : problem.nodes[top].operands)
@@ -212,11 +260,14 @@ void ScheduleBuilder::ensureResident(ValueId target) {
     emit(top, /*recompute=*/firstDone[top]);
     pin(top, -1);
     stack.pop_back();
-    // Operands only this recomputation needed die after it.
-    for (ValueId operand : problem.nodes[top].operands)
-      if (resident[operand] && pins[operand] == 0 &&
-          !problem.values[operand].isOutput && !nextRead(operand))
-        setResident(operand, false);
+    // Operands only this recomputation needed die after it; when chains are
+    // allowed they stay cached instead, first in line for eviction, since
+    // recomputing other evicted values may need them again.
+    if (holdOperands)
+      for (ValueId operand : problem.nodes[top].operands)
+        if (resident[operand] && pins[operand] == 0 &&
+            !problem.values[operand].isOutput && !nextRead(operand))
+          setResident(operand, false);
   }
 }
 
@@ -259,7 +310,10 @@ void ScheduleBuilder::processNode(NodeId id) {
 Schedule ScheduleBuilder::build() {
   schedule.steps.clear();
   position = 0;
-  for (size_t id = 0; id < problem.nodes.size(); ++id) {
+  // Recomputation that snowballs (evicting what the next recomputation
+  // needs) is abandoned past this many steps.
+  maxSteps = 16 * static_cast<int64_t>(problem.nodes.size()) + 1024;
+  for (size_t id = 0; id < problem.nodes.size() && !abandoned; ++id) {
     position = id;
     processNode(id);
   }

@@ -5,7 +5,11 @@
 // when a node reads it is recomputed first, recursively. Values leave
 // residency after their last read, when they are in the discard set and
 // their phase is over, or when the budget would be exceeded at the next step
-// and they are the cheapest to bring back by the chosen score.
+// and they are the cheapest to bring back by the chosen score. By default an
+// evicted value's operands stay resident until it is read again, so that
+// bringing it back takes one step; without that, chains of recomputation are
+// allowed, and a build whose recomputation snowballs past a step cap is
+// abandoned.
 //
 //===----------------------------------------------------------------------===//
 
@@ -40,6 +44,10 @@ public:
   void setDiscarded(const std::vector<bool> &discarded);
   /// Evicts values to keep every step within `budgetBytes`.
   void setBudget(int64_t budgetBytes, EvictionScore score);
+  /// Whether an evicted value's operands are held until it is brought back
+  /// (one-step recomputation; the default), or may be evicted too, so that
+  /// bringing a value back can take a chain of recomputations.
+  void setHoldOperands(bool hold) { holdOperands = hold; }
   /// Stops evicting (and finishes the schedule) after this many units of
   /// work or at this deadline.
   void setLimits(int64_t workLimit,
@@ -51,6 +59,9 @@ public:
   bool exceededBudget() const { return overBudget; }
   bool ranOutOfWork() const { return outOfWork; }
   bool ranOutOfTime() const { return outOfTime; }
+  /// Whether recomputation snowballed past the step cap and the build was
+  /// abandoned (the schedule is incomplete).
+  bool aborted() const { return abandoned; }
 
   /// Whether `value` can always be recomputed from the arguments.
   bool isRecoverable(ValueId value) const { return recoverable[value]; }
@@ -61,11 +72,14 @@ private:
   void emit(NodeId node, bool recompute);
   void makeRoomFor(NodeId node);
   std::optional<ValueId> pickVictim();
-  double score(ValueId value) const;
+  double score(ValueId value);
+  /// Bytes evicting `value` frees, net of the operands it keeps alive.
+  int64_t getFreedBytes(ValueId value);
+  void evict(ValueId value);
   std::optional<int64_t> nextRead(ValueId value);
   void setResident(ValueId value, bool resident);
   void releaseAfter(NodeId node);
-  bool mayEvict(ValueId value) const;
+  bool mayEvict(ValueId value);
   void pin(NodeId node, int delta);
   bool overLimits();
 
@@ -73,6 +87,9 @@ private:
   /// Starting positions of the nodes reading each value, ascending.
   std::vector<std::vector<int64_t>> reads;
   std::vector<size_t> readCursor;
+  /// Positions where an evicted value will be recomputed from this one: it
+  /// must stay until then (a min-heap per value).
+  std::vector<std::vector<int64_t>> heldFor;
   std::vector<bool> recoverable;
   std::vector<bool> discarded;
   std::vector<bool> resident;
@@ -92,6 +109,9 @@ private:
   bool overBudget = false;
   bool outOfWork = false;
   bool outOfTime = false;
+  bool holdOperands = true;
+  bool abandoned = false;
+  int64_t maxSteps = 0;
   Schedule schedule;
 };
 

@@ -217,21 +217,32 @@ SolverResult mlir::remat::solveHeuristic(const RematProblem &problem,
     deadline = start + std::chrono::duration_cast<Clock::duration>(
                            std::chrono::duration<double>(
                                options.timeLimitSeconds));
-  // Each score gets an equal share of the work limit.
+  // Each score gets an equal share of the work limit, once holding an
+  // evicted value's operands (one-step recomputation) and once allowing
+  // chains of recomputation.
   const EvictionScore scores[] = {EvictionScore::CostPerByteDistance,
                                   EvictionScore::ChainCostPerByteDistance,
                                   EvictionScore::CostPerByte,
                                   EvictionScore::ByteDistance};
-  int64_t share = options.workLimit > 0 ? options.workLimit / 4 : 0;
+  // Without a work limit, each score still gets a bounded amount of work
+  // (candidate evaluations), so that a solve always ends.
+  constexpr int64_t kDefaultWorkPerScore = 200'000'000;
+  int64_t share =
+      options.workLimit > 0 ? options.workLimit / 8 : kDefaultWorkPerScore;
   std::vector<bool> discarded = getMarkedDiscards(problem);
   SolverResult best = notApplicable("heuristic", "no schedule");
-  for (EvictionScore score : scores) {
+  for (int variant = 0; variant < 8; ++variant) {
+    EvictionScore score = scores[variant % 4];
     ScheduleBuilder builder(problem);
     builder.setDiscarded(discarded);
     builder.setBudget(options.budgetBytes, score);
+    builder.setHoldOperands(variant < 4);
     builder.setLimits(share, deadline);
+    Schedule schedule = builder.build();
+    if (builder.aborted())
+      continue;
     SolverResult candidate =
-        finish(problem, "heuristic", builder.build(), options);
+        finish(problem, "heuristic", std::move(schedule), options);
     candidate.timedOut = builder.ranOutOfTime();
     if (isBetter(candidate, best))
       best = std::move(candidate);
@@ -244,6 +255,11 @@ SolverResult mlir::remat::solveHeuristic(const RematProblem &problem,
                        " after " + std::to_string(elapsed) + " s");
     if (builder.ranOutOfTime())
       break;
+  }
+  if (!best.hasSchedule()) {
+    // Every variant snowballed: fall back to the starting order.
+    best = finish(problem, "heuristic", getStartingSchedule(problem), options);
+    best.message = "every eviction order snowballed; the starting order";
   }
   return best;
 }

@@ -24,14 +24,16 @@
 // H24-COUNT-1: remat.recompute_of = "a"
 // H24-NOT: remat.recompute_of
 
+// Two recomputations of one layer each: c just before its backward, a just
+// before its own.
 // H20: solver = "heuristic", status = "feasible"
 // H20: %[[A:.*]] = nn.relu %arg0 {remat.name = "a"
 // H20: %[[B:.*]] = nn.relu %[[A]] {remat.name = "b"
-// H20: %[[C:.*]] = nn.relu %[[B]] {remat.name = "c"
-// H20: nn.relu_backward %{{.*}}, %[[C]] {remat.name = "c.grad"
+// H20: nn.relu_backward %{{.*}}, %{{.*}} {remat.name = "d.grad"
+// H20-NEXT: %[[C2:.*]] = nn.relu %[[B]] {remat.name = "c.recompute", {{.*}}remat.phase = "forward", remat.recompute_of = "c"}
+// H20-NEXT: nn.relu_backward %{{.*}}, %[[C2]] {remat.name = "c.grad"
+// H20-NEXT: nn.relu_backward %{{.*}}, %[[B]] {remat.name = "b.grad"
 // H20-NEXT: %[[A2:.*]] = nn.relu %arg0 {remat.name = "a.recompute", {{.*}}remat.phase = "forward", remat.recompute_of = "a"}
-// H20-NEXT: %[[B2:.*]] = nn.relu %[[A2]] {remat.name = "b.recompute", {{.*}}remat.phase = "forward", remat.recompute_of = "b"}
-// H20-NEXT: nn.relu_backward %{{.*}}, %[[B2]] {remat.name = "b.grad"
 // H20-NEXT: nn.relu_backward %{{.*}}, %[[A2]] {remat.name = "a.grad"
 
 // At the lower bound every layer but the last is recomputed, some twice.

@@ -14,7 +14,9 @@
 //                would be exceeded, evicts the resident value whose
 //                recomputation is cheapest per byte-step of memory it frees
 //                (cost / (bytes x distance to its next use)), recomputing
-//                evicted values where they are read; several scores tried
+//                evicted values where they are read; several scores tried,
+//                each with one-step recomputation (an evicted value's
+//                operands held until it is read) and with chains allowed
 //   auto         every applicable solver above; the cheapest schedule within
 //                the budget, else the one with the smallest peak
 //

@@ -1,0 +1,165 @@
+//===- remat-bench-solvers.cpp - the solvers side by side -----------------===//
+//
+// Benchmarks every solver on the public benchmark graphs (imported with
+// --import-graph-json semantics) and on generated training-like graphs, and
+// prints Markdown tables: per graph and budget, each solver's status, peak,
+// extra compute (% of the step as given) and solve time.
+//
+//   remat-bench-solvers GRAPH.json...        public graphs
+//   remat-bench-solvers --generate=1000,10000,100000
+//                                            heuristic solve time on
+//                                            generated graphs of ~N nodes
+//
+// Budgets are on the peak (the literature's model), between the feasibility
+// floor (the largest single-node working set) and the peak as given, plus
+// Moccasin's 0.9 and 0.8 of the peak.
+//
+//===----------------------------------------------------------------------===//
+
+#include "remat/Analysis/CostModel.h"
+#include "remat/InitAll.h"
+#include "remat/Remat/Solvers.h"
+#include "remat/Remat/TrainingGraphs.h"
+#include "remat/Target/GraphJson/GraphJsonImport.h"
+#include "remat/Transforms/Rematerialize.h"
+
+#include "mlir/IR/MLIRContext.h"
+#include "llvm/Support/CommandLine.h"
+#include "llvm/Support/Format.h"
+#include "llvm/Support/FormatVariadic.h"
+#include "llvm/Support/MemoryBuffer.h"
+#include "llvm/Support/Path.h"
+#include "llvm/Support/raw_ostream.h"
+
+#include <chrono>
+
+using namespace mlir;
+using namespace mlir::remat;
+namespace cl = llvm::cl;
+
+static cl::list<std::string> graphs(cl::Positional, cl::desc("<graph.json>..."));
+static cl::list<int64_t> generate("generate", cl::CommaSeparated,
+                                  cl::desc("Node counts of generated graphs"));
+static cl::list<std::string>
+    solvers("solvers", cl::CommaSeparated,
+            cl::desc("Solvers to compare (default: none,sqrt,segments=4,"
+                     "heuristic,auto)"));
+
+static std::vector<std::string> getSolvers() {
+  if (!solvers.empty())
+    return std::vector<std::string>(solvers.begin(), solvers.end());
+  return {"none", "sqrt", "segments=4", "heuristic", "auto"};
+}
+
+/// Runs `solver` and returns its result and wall time.
+static std::pair<SolverResult, double> timeSolve(const RematProblem &problem,
+                                                 const std::string &solver,
+                                                 int64_t budget) {
+  SolverOptions options;
+  options.budgetBytes = budget;
+  std::string error;
+  auto start = std::chrono::steady_clock::now();
+  std::optional<SolverResult> result = solve(problem, solver, options, error);
+  double seconds = std::chrono::duration<double>(
+                       std::chrono::steady_clock::now() - start)
+                       .count();
+  return {std::move(*result), seconds};
+}
+
+static void printCell(const SolverResult &result, double baseCost,
+                      double seconds) {
+  if (result.status == SolveStatus::NotApplicable) {
+    llvm::outs() << " n/a |";
+    return;
+  }
+  double extra = baseCost > 0
+                     ? 100.0 * (result.simulation.cost - baseCost) / baseCost
+                     : 0.0;
+  const char *mark = result.status == SolveStatus::Feasible ? "" : " (over)";
+  llvm::outs() << llvm::format(" %+.1f%%%s, %.3fs |", extra, mark, seconds);
+}
+
+static void benchGraph(const std::string &path, MLIRContext &context) {
+  auto buffer = llvm::MemoryBuffer::getFile(path);
+  if (!buffer) {
+    llvm::errs() << "cannot read " << path << "\n";
+    return;
+  }
+  OwningOpRef<ModuleOp> module = importGraphJson(**buffer, &context);
+  if (!module)
+    return;
+  auto function = *module->getOps<FunctionOpInterface>().begin();
+  CostModel costModel(*findDeviceProfile("h200"));
+  FailureOr<ExtractedProblem> extracted =
+      extractRematProblem(function, costModel);
+  if (failed(extracted))
+    return;
+  const RematProblem &problem = extracted->problem;
+  Simulation base = simulate(problem, getStartingSchedule(problem));
+  int64_t floor = problem.getPeakLowerBound();
+  std::vector<std::pair<std::string, int64_t>> budgets;
+  for (double fraction : {1.0, 0.75, 0.5, 0.25, 0.0})
+    budgets.push_back({llvm::formatv("floor+{0}%", int(fraction * 100)).str(),
+                       floor + int64_t(fraction * (base.peakBytes - floor))});
+  for (double fraction : {0.9, 0.8})
+    if (fraction * base.peakBytes >= floor)
+      budgets.push_back({llvm::formatv("{0} x peak", fraction).str(),
+                         int64_t(fraction * base.peakBytes)});
+
+  std::vector<std::string> names = getSolvers();
+  llvm::outs() << "\n### " << llvm::sys::path::filename(path) << "\n\n"
+               << problem.nodes.size() << " nodes, peak " << base.peakBytes
+               << ", floor " << floor << " ("
+               << llvm::format("%.2f", double(floor) / base.peakBytes)
+               << " of the peak)\n\n| budget | bytes |";
+  for (const std::string &name : names)
+    llvm::outs() << " " << name << " |";
+  llvm::outs() << "\n|---|---:|";
+  for (size_t i = 0; i < names.size(); ++i)
+    llvm::outs() << "---:|";
+  llvm::outs() << "\n";
+  for (auto &[label, budget] : budgets) {
+    llvm::outs() << "| " << label << " | " << budget << " |";
+    for (const std::string &name : names) {
+      auto [result, seconds] = timeSolve(problem, name, budget);
+      printCell(result, base.cost, seconds);
+    }
+    llvm::outs() << "\n";
+  }
+}
+
+static void benchGenerated(int64_t nodes) {
+  TrainingGraphOptions options;
+  options.layers = std::max<int64_t>(1, (nodes - 1) / 2);
+  options.seed = 2026;
+  RematProblem problem = generateTrainingGraph(options);
+  Simulation base = simulate(problem, getStartingSchedule(problem));
+  int64_t floor = problem.getPeakLowerBound();
+  int64_t budget = floor + (base.peakBytes - floor) / 2;
+  auto [result, seconds] = timeSolve(problem, "heuristic", budget);
+  llvm::outs() << "| " << problem.nodes.size() << " | " << base.peakBytes
+               << " | " << budget << " | "
+               << stringifySolveStatus(result.status) << " |"
+               << llvm::format(" %+.1f%% |", 100.0 *
+                                                 (result.simulation.cost -
+                                                  base.cost) /
+                                                 base.cost)
+               << llvm::format(" %.2f |\n", seconds);
+}
+
+int main(int argc, char **argv) {
+  cl::ParseCommandLineOptions(argc, argv, "remat solver benchmark\n");
+  DialectRegistry registry;
+  registerAllDialects(registry);
+  MLIRContext context(registry);
+  for (const std::string &path : graphs)
+    benchGraph(path, context);
+  if (!generate.empty()) {
+    llvm::outs() << "\n| nodes | peak | budget (midway to the floor) | "
+                    "status | extra compute | heuristic seconds |\n"
+                    "|---:|---:|---:|---|---:|---:|\n";
+    for (int64_t nodes : generate)
+      benchGenerated(nodes);
+  }
+  return 0;
+}
