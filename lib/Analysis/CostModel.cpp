@@ -53,6 +53,19 @@ const DeviceProfile *mlir::remat::findDeviceProfile(StringRef name) {
   return nullptr;
 }
 
+FailureOr<const DeviceProfile *>
+mlir::remat::lookupDeviceProfile(StringRef name, Location loc) {
+  if (const DeviceProfile *profile = findDeviceProfile(name))
+    return profile;
+  InFlightDiagnostic diagnostic = emitError(loc);
+  diagnostic << "unknown device profile '" << name << "'; known profiles: ";
+  llvm::interleaveComma(getDeviceProfiles(), diagnostic,
+                        [&](const DeviceProfile &profile) {
+                          diagnostic << profile.name;
+                        });
+  return diagnostic;
+}
+
 StringRef mlir::remat::stringifyCostUnit(CostUnit unit) {
   return unit == CostUnit::Graph ? "graph" : "seconds";
 }

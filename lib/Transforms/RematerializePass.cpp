@@ -27,14 +27,11 @@ struct RematRematerializePass
 
   void runOnOperation() override {
     ModuleOp module = getOperation();
-    const DeviceProfile *profile = findDeviceProfile(device);
-    if (!profile) {
-      module.emitError() << "unknown device profile '" << device
-                         << "'; known profiles: h200, a100, v100, gtx970m, "
-                            "cpu";
+    FailureOr<const DeviceProfile *> profile =
+        lookupDeviceProfile(device, module.getLoc());
+    if (failed(profile))
       return signalPassFailure();
-    }
-    CostModel costModel(*profile);
+    CostModel costModel(**profile);
     RematOptions options;
     options.budget = budget;
     options.solver = solver;

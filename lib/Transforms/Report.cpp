@@ -93,21 +93,16 @@ struct RematReportPass
   }
 
   FailureOr<CostModel> makeCostModel(Location loc) {
-    const DeviceProfile *profile = findDeviceProfile(device);
-    if (!profile) {
-      std::string known;
-      for (const DeviceProfile &candidate : getDeviceProfiles())
-        known += (known.empty() ? "" : ", ") + candidate.name.str();
-      return emitError(loc) << "unknown device profile '" << device
-                            << "'; known profiles: " << known;
-    }
+    FailureOr<const DeviceProfile *> profile = lookupDeviceProfile(device, loc);
+    if (failed(profile))
+      return failure();
     if (measuredProfile.empty())
-      return CostModel(*profile);
+      return CostModel(**profile);
     FailureOr<MeasuredProfile> measured =
         readMeasuredProfile(measuredProfile, loc);
     if (failed(measured))
       return failure();
-    return CostModel(*profile, std::move(*measured));
+    return CostModel(**profile, std::move(*measured));
   }
 };
 

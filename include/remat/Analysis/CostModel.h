@@ -36,6 +36,11 @@ ArrayRef<DeviceProfile> getDeviceProfiles();
 /// The profile named `name`, or nullptr.
 const DeviceProfile *findDeviceProfile(StringRef name);
 
+/// The profile named `name`; emits an error at `loc` listing the known
+/// profiles and fails when there is none.
+FailureOr<const DeviceProfile *> lookupDeviceProfile(StringRef name,
+                                                     Location loc);
+
 /// The unit of a function's costs.
 enum class CostUnit {
   /// Estimated or measured seconds on a device.
