@@ -17,6 +17,12 @@ namespace remat {
 /// Adds the nn and remat dialects to `registry`.
 void registerRematDialects(DialectRegistry &registry);
 
+/// Registers remat's passes (remat-rematerialize, remat-plan-memory,
+/// remat-report) and its named pipeline (remat-pipeline{budget=...}) with
+/// the global pass registry, for --pass-pipeline strings and mlir-opt-like
+/// tools.
+void registerRematPasses();
+
 /// Adds remat's dialects, the upstream dialects that training steps and
 /// remat's tests use (func, arith, cf, tensor, linalg), and the cost models of
 /// the upstream ones.

@@ -10,6 +10,7 @@
 #include "remat/Dialect/NN/IR/NNDialect.h"
 #include "remat/Dialect/Remat/IR/RematDialect.h"
 #include "remat/Interfaces/UpstreamCostModels.h"
+#include "remat/Transforms/Passes.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/ControlFlow/IR/ControlFlow.h"
@@ -27,4 +28,9 @@ void mlir::remat::registerAllDialects(DialectRegistry &registry) {
   registry.insert<arith::ArithDialect, cf::ControlFlowDialect, func::FuncDialect,
                   linalg::LinalgDialect, tensor::TensorDialect>();
   registerUpstreamCostModels(registry);
+}
+
+void mlir::remat::registerRematPasses() {
+  registerRematTransformsPasses();
+  registerRematPipeline();
 }

@@ -102,7 +102,6 @@ addShorthandPasses(const mlir::MlirOptMainConfig &base) {
 int main(int argc, char **argv) {
   mlir::registerTransformsPasses();
   mlir::remat::registerRematPasses();
-  mlir::remat::registerRematPipeline();
   mlir::remat::test::registerTestPeakMemoryPass();
   mlir::DialectRegistry registry;
   mlir::remat::registerAllDialects(registry);

@@ -1,0 +1,74 @@
+#!/usr/bin/env python3
+"""check-docs.py - the user guide documents every option the tools have.
+
+Reads `remat-opt --help` and `remat-translate --help` and checks that each
+option of remat's own category and each option of every remat-* pass appears
+in docs/user-guide.md, and that the generated references in docs/reference
+match the build's (`ninja mlir-doc`). Exits 1 listing what is missing.
+
+Usage: check-docs.py BUILD_DIR
+"""
+
+import os
+import re
+import subprocess
+import sys
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+
+
+def help_text(tool):
+    return subprocess.run([tool, "--help"], capture_output=True, text=True, check=True).stdout
+
+
+def remat_options(text):
+    """Options of the 'remat options' category and of the remat-* passes."""
+    options = set()
+    in_category = False
+    in_pass = False
+    for line in text.splitlines():
+        if line.strip().endswith("options:"):
+            in_category = line.startswith("remat options")
+            continue
+        match = re.match(r"^(\s*)--([a-z0-9-]+)", line)
+        if not match:
+            continue
+        indent, name = len(match.group(1)), match.group(2)
+        if indent == 6:
+            in_pass = name.startswith("remat-")
+            if in_pass:
+                options.add(name)
+            continue
+        if in_category and indent == 2:
+            options.add(name)
+        elif in_pass and indent == 8:
+            options.add(name)
+    return options
+
+
+def main():
+    build = sys.argv[1]
+    guide = open(os.path.join(ROOT, "docs", "user-guide.md")).read()
+    missing = []
+    options = remat_options(help_text(os.path.join(build, "bin", "remat-opt")))
+    for name in sorted(options):
+        if name not in guide:
+            missing.append(f"docs/user-guide.md does not mention '{name}' (remat-opt --help)")
+    if "--import-graph-json" not in help_text(os.path.join(build, "bin", "remat-translate")):
+        missing.append("remat-translate --help lacks --import-graph-json")
+    for generated, committed in [("docs/Dialects/NNDialect.md", "NNDialect.md"),
+                                 ("docs/Dialects/RematDialect.md", "RematDialect.md"),
+                                 ("docs/RematPasses.md", "RematPasses.md")]:
+        with open(os.path.join(build, generated)) as a, \
+             open(os.path.join(ROOT, "docs", "reference", committed)) as b:
+            if a.read() != b.read():
+                missing.append(f"docs/reference/{committed} differs from the generated "
+                               f"{generated}; copy it over")
+    for line in missing:
+        print(line, file=sys.stderr)
+    print(f"checked {len(options)} options and 3 generated references")
+    return 1 if missing else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,18 @@
+#!/usr/bin/env bash
+# run-consumer-test.sh BUILD_DIR - the consumer test of the installed
+# package: installs remat from BUILD_DIR into a fresh prefix, builds the
+# separate project in this directory against it with find_package(Remat),
+# and runs this directory's lit tests with that project's tool.
+set -euo pipefail
+here="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
+build_dir="$(cd "$1" && pwd)"
+work="$build_dir/consumer-test"
+rm -rf "$work"
+mkdir -p "$work"
+cmake --install "$build_dir" --prefix "$work/prefix" > "$work/install.log"
+cmake -S "$here" -B "$work/build" -G Ninja \
+  -DCMAKE_BUILD_TYPE=Release -DCMAKE_PREFIX_PATH="$work/prefix" > "$work/configure.log"
+cmake --build "$work/build" > "$work/build.log"
+/usr/lib/llvm-22/bin/lit -sv "$here" \
+  --param consumer_tool="$work/build/my-compiler" \
+  --param llvm_tools_dir=/usr/lib/llvm-22/bin
