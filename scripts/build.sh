@@ -12,7 +12,13 @@ build_dir="${1:-$root/build}"
 bash "$root/scripts/install-deps.sh"
 
 llvm_prefix=/usr/lib/llvm-22
+# The CPU executor (remat-run) needs LibTorch, which install-deps.sh installs.
+torch_option=OFF
+if [ -f /usr/lib/x86_64-linux-gnu/cmake/Torch/TorchConfig.cmake ]; then
+  torch_option=ON
+fi
 cmake -S "$root" -B "$build_dir" -G Ninja \
+  -DREMAT_ENABLE_TORCH="$torch_option" \
   -DCMAKE_BUILD_TYPE=Release \
   -DMLIR_DIR="$llvm_prefix/lib/cmake/mlir" \
   -DLLVM_EXTERNAL_LIT="$llvm_prefix/bin/lit" \

@@ -22,7 +22,10 @@ llvm_config.with_system_environment(["HOME", "INCLUDE", "LIB", "TMP", "TEMP"])
 llvm_config.use_default_substitutions()
 
 tool_dirs = [config.remat_tools_dir, config.llvm_tools_dir]
-llvm_config.add_tool_substitutions(["remat-opt", "remat-translate"], tool_dirs)
+tools = ["remat-opt", "remat-translate"]
+if config.remat_enable_torch:
+    tools.append("remat-run")
+llvm_config.add_tool_substitutions(tools, tool_dirs)
 llvm_config.with_environment("PATH", config.llvm_tools_dir, append_path=True)
 llvm_config.with_environment("PATH", config.remat_tools_dir, append_path=True)
 

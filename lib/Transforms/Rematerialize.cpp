@@ -121,8 +121,9 @@ mlir::remat::planRematerialization(FunctionOpInterface function,
                                    const RematOptions &options) {
   const RematProblem &problem = extracted.problem;
   if (!options.budget.isSet())
-    return function.emitOpError("needs a budget to rematerialize (the "
-                                "'budget' option, e.g. budget=2.5GB or 80%)");
+    return emitError(function.getLoc(),
+                     "rematerialization needs a budget (the 'budget' option, "
+                     "e.g. budget=2.5GB or 80%)");
   RematPlan plan;
   Simulation before = simulate(problem, getStartingSchedule(problem));
   plan.peakBytesBefore = before.peakBytes;
@@ -143,7 +144,7 @@ mlir::remat::planRematerialization(FunctionOpInterface function,
     std::optional<SolverResult> result =
         solve(problem, options.solver, solverOptions, error);
     if (!result)
-      return function.emitOpError() << error;
+      return emitError(function.getLoc()) << error;
     plan.result = std::move(*result);
     if (!plan.result.hasSchedule())
       break;
@@ -279,14 +280,16 @@ LogicalResult mlir::remat::rematerializeFunction(FunctionOpInterface function,
     return failure();
   const RematProblem &problem = extracted->problem;
   if (!plan->result.hasSchedule())
-    return function.emitOpError()
+    return emitError(function.getLoc())
            << "solver '" << options.solver << "' found no schedule: "
            << (plan->result.message.empty() ? "the time limit ran out"
                                             : plan->result.message);
   if (!plan->meetsBudget) {
     int64_t smallest = getSmallestPeak(problem, *plan, options);
-    auto diagnostic = options.strict ? function.emitOpError()
-                                     : function.emitWarning();
+    // Diagnostics go to the function's location without printing the whole
+    // function after them.
+    auto diagnostic = options.strict ? emitError(function.getLoc())
+                                     : emitWarning(function.getLoc());
     diagnostic << "cannot fit the step in the budget of " << plan->budgetBytes
                << " bytes: solver '" << plan->result.solver
                << "' needs " << plan->result.simulation.peakBytes
@@ -304,7 +307,7 @@ LogicalResult mlir::remat::rematerializeFunction(FunctionOpInterface function,
   if (failed(after))
     return failure();
   if (after->getPeakBytes() != plan->result.simulation.peakBytes)
-    return function.emitOpError()
+    return emitError(function.getLoc())
            << "internal error: the solver predicted a peak of "
            << plan->result.simulation.peakBytes
            << " bytes but the rewritten function peaks at "

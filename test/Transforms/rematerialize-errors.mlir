@@ -8,11 +8,11 @@
 // RUN: not remat-opt %s --pass-pipeline='builtin.module(remat-rematerialize)' 2>&1 | FileCheck %s --check-prefix=BUDGET
 // RUN: not remat-opt %s --pass-pipeline='builtin.module(remat-rematerialize{budget=20KiB device=tpu})' 2>&1 | FileCheck %s --check-prefix=DEVICE
 
-// STRICT: error: 'func.func' op cannot fit the step in the budget of 12288 bytes: solver '{{.*}}' needs 16384 bytes at its peak (arguments + arena 16384); the smallest peak any solver reached is 16384 bytes, and no schedule can peak below 16384 bytes (arguments plus the largest single-op working set)
+// STRICT: error: cannot fit the step in the budget of 12288 bytes: solver '{{.*}}' needs 16384 bytes at its peak (arguments + arena 16384); the smallest peak any solver reached is 16384 bytes, and no schedule can peak below 16384 bytes (arguments plus the largest single-op working set)
 // LENIENT: warning: cannot fit the step in the budget of 12288 bytes
 // LENIENT: remat.recompute_of
-// SOLVER: error: 'func.func' op unknown solver 'greedy': expected none, segments=K, sqrt, marks, heuristic or auto
-// BUDGET: error: 'func.func' op needs a budget to rematerialize (the 'budget' option, e.g. budget=2.5GB or 80%)
+// SOLVER: error: unknown solver 'greedy': expected none, segments=K, sqrt, marks, heuristic or auto
+// BUDGET: error: rematerialization needs a budget (the 'budget' option, e.g. budget=2.5GB or 80%)
 // DEVICE: error: unknown device profile 'tpu'
 
 // expected-error @+1 {{cannot fit the step in the budget of 12288 bytes}}

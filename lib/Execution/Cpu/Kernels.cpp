@@ -1,0 +1,417 @@
+//===- Kernels.cpp - ATen kernels of the nn ops ---------------------------===//
+//
+// One ATen computation per nn op, following ATen's own derivative formulas
+// for the backward ops. Backward ops that ATen implements from the input's
+// sizes only (pooling) get an uninitialized tensor of that size; results are
+// fresh tensors that the executor copies into their arena slots.
+//
+//===----------------------------------------------------------------------===//
+
+#include "Kernels.h"
+
+#include "remat/Dialect/NN/IR/NNOps.h"
+#include "remat/Execution/Random.h"
+
+#include "mlir/IR/BuiltinTypes.h"
+#include "llvm/ADT/TypeSwitch.h"
+
+using namespace mlir;
+using namespace mlir::remat;
+using Tensors = std::vector<at::Tensor>;
+
+std::optional<at::ScalarType> mlir::remat::getScalarType(Type type) {
+  if (type.isF32())
+    return at::kFloat;
+  if (type.isF64())
+    return at::kDouble;
+  if (type.isF16())
+    return at::kHalf;
+  if (type.isBF16())
+    return at::kBFloat16;
+  if (type.isInteger(64))
+    return at::kLong;
+  if (type.isInteger(32))
+    return at::kInt;
+  if (type.isInteger(1))
+    return at::kBool;
+  if (type.isInteger(8))
+    return at::kByte;
+  return std::nullopt;
+}
+
+at::Tensor mlir::remat::getDropoutMask(int64_t seedValue, double p,
+                                       at::IntArrayRef shape,
+                                       at::ScalarType type) {
+  at::Tensor mask = at::empty(shape, at::kFloat);
+  float *data = mask.data_ptr<float>();
+  uint64_t key = mixBits(static_cast<uint64_t>(seedValue));
+  for (int64_t i = 0, e = mask.numel(); i < e; ++i)
+    data[i] = getUniform(key, i) >= p ? 1.0f : 0.0f;
+  return mask.to(type);
+}
+
+/// An MLIR array of sizes as ATen's.
+static at::IntArrayRef ref(llvm::ArrayRef<int64_t> values) {
+  return at::IntArrayRef(values.data(), values.size());
+}
+
+static std::vector<int64_t> shapeOf(Type type) {
+  auto shape = cast<RankedTensorType>(type).getShape();
+  return std::vector<int64_t>(shape.begin(), shape.end());
+}
+
+static at::Tensor emptyOf(Type type) {
+  return at::empty(shapeOf(type),
+                   *getScalarType(cast<RankedTensorType>(type).getElementType()));
+}
+
+namespace {
+/// Runs the kernels of one op; `in` are its operands in order.
+class KernelRunner {
+public:
+  KernelRunner(Operation *op, ArrayRef<at::Tensor> in) : op(op), in(in) {}
+
+  FailureOr<Tensors> run();
+
+private:
+  at::Tensor resultLike(unsigned index = 0) {
+    return emptyOf(op->getResult(index).getType());
+  }
+  std::vector<int64_t> resultShape(unsigned index = 0) {
+    return shapeOf(op->getResult(index).getType());
+  }
+
+  std::optional<Tensors> elementwise();
+  std::optional<Tensors> linear();
+  std::optional<Tensors> convolutionAndPooling();
+  std::optional<Tensors> normalization();
+  std::optional<Tensors> shapes();
+  std::optional<Tensors> losses();
+  std::optional<Tensors> optimizers();
+
+  Operation *op;
+  ArrayRef<at::Tensor> in;
+};
+} // namespace
+
+std::optional<Tensors> KernelRunner::elementwise() {
+  return llvm::TypeSwitch<Operation *, std::optional<Tensors>>(op)
+      .Case([&](nn::ReluOp) { return Tensors{at::relu(in[0])}; })
+      .Case([&](nn::ReluBackwardOp) {
+        return Tensors{at::threshold_backward(in[0], in[1], 0)};
+      })
+      .Case([&](nn::GeluOp o) {
+        return Tensors{at::gelu(in[0], o.getApproximate().str())};
+      })
+      .Case([&](nn::GeluBackwardOp o) {
+        return Tensors{
+            at::gelu_backward(in[0], in[1], o.getApproximate().str())};
+      })
+      .Case([&](nn::SigmoidOp) { return Tensors{at::sigmoid(in[0])}; })
+      .Case([&](nn::SigmoidBackwardOp) {
+        return Tensors{at::sigmoid_backward(in[0], in[1])};
+      })
+      .Case([&](nn::TanhOp) { return Tensors{at::tanh(in[0])}; })
+      .Case([&](nn::TanhBackwardOp) {
+        return Tensors{at::tanh_backward(in[0], in[1])};
+      })
+      .Case([&](nn::AddOp) { return Tensors{at::add(in[0], in[1])}; })
+      .Case([&](nn::SubOp) { return Tensors{at::sub(in[0], in[1])}; })
+      .Case([&](nn::MulOp) { return Tensors{at::mul(in[0], in[1])}; })
+      .Case([&](nn::DivOp) { return Tensors{at::div(in[0], in[1])}; })
+      .Case([&](nn::AddScalarOp o) {
+        return Tensors{at::add(in[0], o.getScalar().convertToDouble())};
+      })
+      .Case([&](nn::SubScalarOp o) {
+        return Tensors{at::sub(in[0], o.getScalar().convertToDouble())};
+      })
+      .Case([&](nn::MulScalarOp o) {
+        return Tensors{at::mul(in[0], o.getScalar().convertToDouble())};
+      })
+      .Case([&](nn::DivScalarOp o) {
+        return Tensors{at::div(in[0], o.getScalar().convertToDouble())};
+      })
+      .Case<nn::DropoutOp, nn::DropoutBackwardOp>([&](auto o) {
+        double p = o.getP().convertToDouble();
+        at::Tensor mask = getDropoutMask(in[1].item<int64_t>(), p,
+                                         in[0].sizes(), in[0].scalar_type());
+        return Tensors{at::mul(at::mul(in[0], mask), 1.0 / (1.0 - p))};
+      })
+      .Case([&](nn::FullOp o) {
+        at::Tensor result = resultLike();
+        result.fill_(o.getValue().convertToDouble());
+        return Tensors{result};
+      })
+      .Case([&](nn::BroadcastToOp) {
+        return Tensors{in[0].expand(resultShape())};
+      })
+      .Default([](Operation *) { return std::nullopt; });
+}
+
+std::optional<Tensors> KernelRunner::linear() {
+  return llvm::TypeSwitch<Operation *, std::optional<Tensors>>(op)
+      .Case([&](nn::LinearOp o) {
+        c10::optional<at::Tensor> bias;
+        if (o.getBias())
+          bias = in[2];
+        return Tensors{at::linear(in[0], in[1], bias)};
+      })
+      .Case([&](nn::LinearBackwardInputOp) {
+        return Tensors{at::matmul(in[0], in[1])};
+      })
+      .Case([&](nn::LinearBackwardWeightOp) {
+        at::Tensor grad = in[0].reshape({-1, in[0].size(-1)});
+        at::Tensor input = in[1].reshape({-1, in[1].size(-1)});
+        return Tensors{at::mm(grad.t(), input)};
+      })
+      .Case([&](nn::LinearBackwardBiasOp) {
+        return Tensors{in[0].reshape({-1, in[0].size(-1)}).sum(0)};
+      })
+      .Case([&](nn::MatmulOp) { return Tensors{at::matmul(in[0], in[1])}; })
+      .Case([&](nn::MatmulBackwardLhsOp) {
+        return Tensors{at::matmul(in[0], in[1].transpose(-1, -2))};
+      })
+      .Case([&](nn::MatmulBackwardRhsOp) {
+        return Tensors{at::matmul(in[1].transpose(-1, -2), in[0])};
+      })
+      .Case([&](nn::EmbeddingOp o) {
+        return Tensors{at::embedding(in[0], in[1], int64_t(o.getPaddingIdx()))};
+      })
+      .Case([&](nn::EmbeddingBackwardOp o) {
+        return Tensors{at::embedding_dense_backward(
+            in[0], in[1], resultShape()[0], int64_t(o.getPaddingIdx()), false)};
+      })
+      .Default([](Operation *) { return std::nullopt; });
+}
+
+std::optional<Tensors> KernelRunner::convolutionAndPooling() {
+  return llvm::TypeSwitch<Operation *, std::optional<Tensors>>(op)
+      .Case([&](nn::Conv2dOp o) {
+        c10::optional<at::Tensor> bias;
+        if (o.getBias())
+          bias = in[2];
+        return Tensors{at::convolution(in[0], in[1], bias, ref(o.getStride()),
+                                       ref(o.getPadding()), ref(o.getDilation()), false,
+                                       {0, 0}, int64_t(o.getGroups()))};
+      })
+      .Case([&](nn::Conv2dBackwardInputOp o) {
+        // The input gradient is the transposed convolution, with the output
+        // padding that restores the input's size.
+        std::vector<int64_t> inputShape = resultShape();
+        std::vector<int64_t> outputPadding(2);
+        for (int i = 0; i < 2; ++i) {
+          int64_t kernel = in[1].size(2 + i);
+          outputPadding[i] =
+              inputShape[2 + i] -
+              ((in[0].size(2 + i) - 1) * ref(o.getStride())[i] -
+               2 * ref(o.getPadding())[i] + ref(o.getDilation())[i] * (kernel - 1) + 1);
+        }
+        return Tensors{at::convolution(in[0], in[1], {}, ref(o.getStride()),
+                                       ref(o.getPadding()), ref(o.getDilation()), true,
+                                       outputPadding, int64_t(o.getGroups()))};
+      })
+      .Case([&](nn::Conv2dBackwardWeightOp o) {
+        at::Tensor weightShaped = resultLike();
+        auto grads = at::convolution_backward(
+            in[0], in[1], weightShaped, c10::nullopt, ref(o.getStride()),
+            ref(o.getPadding()), ref(o.getDilation()), false, {0, 0}, int64_t(o.getGroups()),
+            {false, true, false});
+        return Tensors{std::get<1>(grads)};
+      })
+      .Case([&](nn::Conv2dBackwardBiasOp) {
+        return Tensors{in[0].sum({0, 2, 3})};
+      })
+      .Case([&](nn::MaxPool2dOp o) {
+        auto [out, indices] = at::max_pool2d_with_indices(
+            in[0], ref(o.getKernelSize()), ref(o.getStride()), ref(o.getPadding()),
+            ref(o.getDilation()), o.getCeilMode());
+        return Tensors{out, indices};
+      })
+      .Case([&](nn::MaxPool2dBackwardOp o) {
+        return Tensors{at::max_pool2d_with_indices_backward(
+            in[0], resultLike(), ref(o.getKernelSize()), ref(o.getStride()),
+            ref(o.getPadding()), ref(o.getDilation()), o.getCeilMode(), in[1])};
+      })
+      .Case([&](nn::AvgPool2dOp o) {
+        return Tensors{at::avg_pool2d(in[0], ref(o.getKernelSize()), ref(o.getStride()),
+                                      ref(o.getPadding()), o.getCeilMode(),
+                                      o.getCountIncludePad())};
+      })
+      .Case([&](nn::AvgPool2dBackwardOp o) {
+        return Tensors{at::avg_pool2d_backward(
+            in[0], resultLike(), ref(o.getKernelSize()), ref(o.getStride()),
+            ref(o.getPadding()), o.getCeilMode(), o.getCountIncludePad(),
+            c10::nullopt)};
+      })
+      .Case([&](nn::AdaptiveAvgPool2dOp) {
+        std::vector<int64_t> shape = resultShape();
+        return Tensors{at::adaptive_avg_pool2d(in[0], {shape[2], shape[3]})};
+      })
+      .Case([&](nn::AdaptiveAvgPool2dBackwardOp) {
+        return Tensors{at::_adaptive_avg_pool2d_backward(in[0], resultLike())};
+      })
+      .Case([&](nn::UpsampleBilinear2dOp o) {
+        std::vector<int64_t> shape = resultShape();
+        return Tensors{at::upsample_bilinear2d(in[0], {shape[2], shape[3]},
+                                               o.getAlignCorners(),
+                                               c10::nullopt, c10::nullopt)};
+      })
+      .Case([&](nn::UpsampleBilinear2dBackwardOp o) {
+        std::vector<int64_t> inputShape = resultShape();
+        return Tensors{at::upsample_bilinear2d_backward(
+            in[0], {in[0].size(2), in[0].size(3)}, inputShape,
+            o.getAlignCorners(), c10::nullopt, c10::nullopt)};
+      })
+      .Default([](Operation *) { return std::nullopt; });
+}
+
+std::optional<Tensors> KernelRunner::normalization() {
+  return llvm::TypeSwitch<Operation *, std::optional<Tensors>>(op)
+      .Case([&](nn::BatchNormOp o) {
+        // The running statistics are updated in place by ATen: update copies,
+        // which become the op's own results.
+        at::Tensor runningMean = in[3].clone(), runningVar = in[4].clone();
+        auto [out, mean, invstd] = at::native_batch_norm(
+            in[0], in[1], in[2], runningMean, runningVar, /*training=*/true,
+            o.getMomentum().convertToDouble(), o.getEps().convertToDouble());
+        return Tensors{out, mean, invstd, runningMean, runningVar};
+      })
+      .Case([&](nn::BatchNormBackwardOp) {
+        auto [gradInput, gradWeight, gradBias] = at::native_batch_norm_backward(
+            in[0], in[1], in[2], c10::nullopt, c10::nullopt, in[3], in[4],
+            /*train=*/true, /*eps=*/1e-5, {true, true, true});
+        return Tensors{gradInput, gradWeight, gradBias};
+      })
+      .Case([&](nn::LayerNormOp o) {
+        auto [out, mean, rstd] = at::native_layer_norm(
+            in[0], in[1].sizes(), in[1], in[2], o.getEps().convertToDouble());
+        return Tensors{out, mean.reshape(resultShape(1)),
+                       rstd.reshape(resultShape(2))};
+      })
+      .Case([&](nn::LayerNormBackwardOp) {
+        // ATen sizes the bias gradient from the bias: the weight has its shape.
+        auto [gradInput, gradWeight, gradBias] = at::native_layer_norm_backward(
+            in[0], in[1], in[4].sizes(), in[2], in[3], in[4], in[4],
+            {true, true, true});
+        return Tensors{gradInput, gradWeight, gradBias};
+      })
+      .Default([](Operation *) { return std::nullopt; });
+}
+
+std::optional<Tensors> KernelRunner::shapes() {
+  return llvm::TypeSwitch<Operation *, std::optional<Tensors>>(op)
+      .Case<nn::ReshapeOp, nn::FlattenOp>(
+          [&](auto) { return Tensors{in[0].reshape(resultShape())}; })
+      .Case([&](nn::TransposeOp o) {
+        return Tensors{in[0].transpose(int64_t(o.getDim0()), int64_t(o.getDim1()))};
+      })
+      .Case([&](nn::PermuteOp o) { return Tensors{in[0].permute(ref(o.getDims()))}; })
+      .Case([&](nn::ConcatOp o) {
+        return Tensors{at::cat(std::vector<at::Tensor>(in.begin(), in.end()),
+                               int64_t(o.getDim()))};
+      })
+      .Case([&](nn::SliceOp o) {
+        return Tensors{
+            in[0].slice(int64_t(o.getDim()), int64_t(o.getStart()), int64_t(o.getEnd()), int64_t(o.getStep()))};
+      })
+      .Case([&](nn::SliceBackwardOp o) {
+        return Tensors{at::slice_backward(in[0], resultShape(), int64_t(o.getDim()),
+                                          int64_t(o.getStart()), int64_t(o.getEnd()),
+                                          int64_t(o.getStep()))};
+      })
+      .Case([&](nn::SumOp o) {
+        return Tensors{at::sum(in[0], ref(o.getDims()), o.getKeepdim())};
+      })
+      .Case([&](nn::MeanOp o) {
+        return Tensors{at::mean(in[0], ref(o.getDims()), o.getKeepdim())};
+      })
+      .Default([](Operation *) { return std::nullopt; });
+}
+
+std::optional<Tensors> KernelRunner::losses() {
+  return llvm::TypeSwitch<Operation *, std::optional<Tensors>>(op)
+      .Case([&](nn::SoftmaxOp o) {
+        return Tensors{at::_softmax(in[0], int64_t(o.getDim()), false)};
+      })
+      .Case([&](nn::SoftmaxBackwardOp o) {
+        return Tensors{at::_softmax_backward_data(in[0], in[1], int64_t(o.getDim()),
+                                                  in[1].scalar_type())};
+      })
+      .Case([&](nn::LogSoftmaxOp o) {
+        return Tensors{at::_log_softmax(in[0], int64_t(o.getDim()), false)};
+      })
+      .Case([&](nn::LogSoftmaxBackwardOp o) {
+        return Tensors{at::_log_softmax_backward_data(in[0], in[1], int64_t(o.getDim()),
+                                                      in[1].scalar_type())};
+      })
+      .Case([&](nn::CrossEntropyOp o) {
+        return Tensors{at::cross_entropy_loss(in[0], in[1], {},
+                                              at::Reduction::Mean,
+                                              int64_t(o.getIgnoreIndex()), 0.0)};
+      })
+      .Case([&](nn::CrossEntropyBackwardOp o) {
+        // As autograd: through nll_loss and log_softmax.
+        at::Tensor logProbs = at::_log_softmax(in[1], 1, false);
+        at::Tensor counted =
+            in[2].ne(int64_t(o.getIgnoreIndex())).sum().to(in[1].scalar_type());
+        at::Tensor gradLogProbs = at::nll_loss_backward(
+            in[0], logProbs, in[2], {}, at::Reduction::Mean,
+            int64_t(o.getIgnoreIndex()), counted);
+        return Tensors{at::_log_softmax_backward_data(
+            gradLogProbs, logProbs, 1, in[1].scalar_type())};
+      })
+      .Default([](Operation *) { return std::nullopt; });
+}
+
+std::optional<Tensors> KernelRunner::optimizers() {
+  return llvm::TypeSwitch<Operation *, std::optional<Tensors>>(op)
+      .Case([&](nn::SgdOp o) {
+        double decay = o.getWeightDecay().convertToDouble();
+        double momentum = o.getMomentum().convertToDouble();
+        at::Tensor step = decay != 0.0 ? at::add(in[1], in[0], decay) : in[1];
+        Tensors results;
+        if (o.getMomentumBuffer()) {
+          at::Tensor buffer = at::add(
+              at::mul(in[2], momentum), step,
+              1.0 - o.getDampening().convertToDouble());
+          step = o.getNesterov() ? at::add(step, buffer, momentum) : buffer;
+          results.push_back(buffer);
+        }
+        results.insert(results.begin(),
+                       at::add(in[0], step, -o.getLr().convertToDouble()));
+        return results;
+      })
+      .Case([&](nn::AdamOp o) {
+        double beta1 = o.getBeta1().convertToDouble();
+        double beta2 = o.getBeta2().convertToDouble();
+        double decay = o.getWeightDecay().convertToDouble();
+        double t = in[4].item<double>();
+        at::Tensor grad = decay != 0.0 ? at::add(in[1], in[0], decay) : in[1];
+        at::Tensor m = at::add(at::mul(in[2], beta1), grad, 1.0 - beta1);
+        at::Tensor v = at::mul(in[3], beta2).addcmul_(grad, grad, 1.0 - beta2);
+        double correction1 = 1.0 - std::pow(beta1, t);
+        double correction2 = 1.0 - std::pow(beta2, t);
+        at::Tensor denominator = at::div(at::sqrt(v), std::sqrt(correction2))
+                                     .add_(o.getEps().convertToDouble());
+        at::Tensor param = at::addcdiv(
+            in[0], m, denominator, -o.getLr().convertToDouble() / correction1);
+        return Tensors{param, m, v};
+      })
+      .Default([](Operation *) { return std::nullopt; });
+}
+
+FailureOr<Tensors> KernelRunner::run() {
+  for (auto family :
+       {&KernelRunner::elementwise, &KernelRunner::linear,
+        &KernelRunner::convolutionAndPooling, &KernelRunner::normalization,
+        &KernelRunner::shapes, &KernelRunner::losses,
+        &KernelRunner::optimizers})
+    if (std::optional<Tensors> results = (this->*family)())
+      return *results;
+  return op->emitOpError("has no CPU kernel in remat-run");
+}
+
+FailureOr<Tensors> mlir::remat::runKernel(Operation *op,
+                                          ArrayRef<at::Tensor> operands) {
+  return KernelRunner(op, operands).run();
+}

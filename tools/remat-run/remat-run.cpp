@@ -1,0 +1,226 @@
+//===- remat-run.cpp - run a planned training step on the CPU -------------===//
+//
+//   remat-run STEP.mlir [--seed N] [--inputs DIR] [--classes N]
+//             [--output-dir DIR] [--reference ORIGINAL.mlir] [--tolerance X]
+//
+// Runs the step's function with ATen kernels inside its planned arena
+// (CpuExecutor.h), prints what it measured, writes the results as .npy, and
+// with --reference runs the original step on the same inputs and compares
+// every result. Exits non-zero when a check fails or a result differs by
+// more than the tolerance (0: bit for bit).
+//
+//===----------------------------------------------------------------------===//
+
+#include "remat/Execution/CpuExecutor.h"
+#include "remat/InitAll.h"
+
+#include "mlir/IR/BuiltinOps.h"
+#include "mlir/IR/MLIRContext.h"
+#include "mlir/Parser/Parser.h"
+#include "llvm/Support/CommandLine.h"
+#include "llvm/Support/FileSystem.h"
+#include "llvm/Support/Format.h"
+#include "llvm/Support/InitLLVM.h"
+#include "llvm/Support/Path.h"
+#include "llvm/Support/SourceMgr.h"
+#include "llvm/Support/raw_ostream.h"
+
+#include <cmath>
+#include <cstring>
+
+using namespace mlir;
+using namespace mlir::remat;
+namespace cl = llvm::cl;
+
+static cl::opt<std::string> inputFile(cl::Positional, cl::Required,
+                                      cl::desc("<step.mlir>"));
+static cl::opt<uint64_t> seed("seed", cl::init(0),
+                              cl::desc("Seed of the generated arguments"));
+static cl::opt<std::string>
+    inputsDir("inputs", cl::desc("Directory of <argument name>.npy inputs"));
+static cl::opt<int64_t> classes("classes", cl::init(0),
+                                cl::desc("Class count of label arguments"));
+static cl::opt<std::string>
+    outputDir("output-dir", cl::desc("Write each result as <name>.npy here"));
+static cl::opt<std::string>
+    referenceFile("reference",
+                  cl::desc("Run this original step too and compare"));
+static cl::opt<double>
+    tolerance("tolerance", cl::init(0.0),
+              cl::desc("Largest relative difference accepted (0: bitwise)"));
+
+/// The function to run: the module's only function with a body.
+static FailureOr<FunctionOpInterface> getFunction(ModuleOp module) {
+  FunctionOpInterface found;
+  for (auto function : module.getOps<FunctionOpInterface>()) {
+    if (function.isExternal())
+      continue;
+    if (found)
+      return module.emitError("remat-run runs one function; the module has "
+                              "several");
+    found = function;
+  }
+  if (!found)
+    return module.emitError("the module has no function to run");
+  return found;
+}
+
+static FailureOr<CpuRunReport> runFile(StringRef path, MLIRContext &context,
+                                       OwningOpRef<ModuleOp> &module,
+                                       bool isReference) {
+  module = parseSourceFile<ModuleOp>(path, &context);
+  if (!module)
+    return failure();
+  FailureOr<FunctionOpInterface> function = getFunction(*module);
+  if (failed(function))
+    return failure();
+  CpuRunOptions options;
+  options.seed = seed;
+  options.inputsDir = inputsDir;
+  options.classes = classes;
+  // The reference is the step as written, normally without a plan.
+  options.warnUnplanned = !isReference;
+  return runOnCpu(*function, options);
+}
+
+/// Element `i` of `array` as a double.
+static double getElement(const NpyArray &array, int64_t i) {
+  const uint8_t *data = array.data.data();
+  switch (array.type) {
+  case NpyType::F32: {
+    float value;
+    std::memcpy(&value, data + 4 * i, 4);
+    return value;
+  }
+  case NpyType::F64: {
+    double value;
+    std::memcpy(&value, data + 8 * i, 8);
+    return value;
+  }
+  case NpyType::I64: {
+    int64_t value;
+    std::memcpy(&value, data + 8 * i, 8);
+    return double(value);
+  }
+  case NpyType::I32: {
+    int32_t value;
+    std::memcpy(&value, data + 4 * i, 4);
+    return double(value);
+  }
+  case NpyType::U8:
+    return data[i];
+  case NpyType::F16:
+  case NpyType::BF16: {
+    uint16_t bits;
+    std::memcpy(&bits, data + 2 * i, 2);
+    uint32_t widened = array.type == NpyType::BF16
+                           ? uint32_t(bits) << 16
+                           : 0; // f16 results are compared bitwise only
+    float value;
+    std::memcpy(&value, &widened, 4);
+    return value;
+  }
+  }
+  return 0.0;
+}
+
+/// Compares every result with the reference's; returns false on a result
+/// that differs by more than the tolerance.
+static bool compareResults(const CpuRunReport &run,
+                           const CpuRunReport &reference) {
+  bool ok = true;
+  int identical = 0;
+  for (auto [mine, theirs] : llvm::zip(run.results, reference.results)) {
+    if (mine.array.shape != theirs.array.shape ||
+        mine.array.type != theirs.array.type) {
+      llvm::outs() << "  " << mine.name << ": shape or type differs\n";
+      ok = false;
+      continue;
+    }
+    if (mine.array.data == theirs.array.data) {
+      ++identical;
+      continue;
+    }
+    double maxAbs = 0.0, maxRel = 0.0;
+    for (int64_t i = 0, e = mine.array.getNumElements(); i < e; ++i) {
+      double a = getElement(mine.array, i), b = getElement(theirs.array, i);
+      double diff = std::fabs(a - b);
+      maxAbs = std::max(maxAbs, diff);
+      maxRel = std::max(maxRel, diff / std::max(std::fabs(b), 1e-30));
+    }
+    llvm::outs() << "  " << mine.name << ": max abs diff "
+                 << llvm::format("%.3g", maxAbs) << ", max rel diff "
+                 << llvm::format("%.3g", maxRel) << "\n";
+    if (maxRel > tolerance)
+      ok = false;
+  }
+  llvm::outs() << "reference: " << identical << " of " << run.results.size()
+               << " results bit-identical";
+  llvm::outs() << (ok ? "\n" : "; results differ\n");
+  return ok;
+}
+
+static bool writeResults(const CpuRunReport &report) {
+  if (outputDir.empty())
+    return true;
+  if (std::error_code code = llvm::sys::fs::create_directories(outputDir)) {
+    llvm::errs() << "remat-run: cannot create '" << outputDir
+                 << "': " << code.message() << "\n";
+    return false;
+  }
+  for (const NamedArray &result : report.results) {
+    llvm::SmallString<128> path(outputDir);
+    llvm::sys::path::append(path, result.name + ".npy");
+    std::string error;
+    if (!writeNpy(path, result.array, error)) {
+      llvm::errs() << "remat-run: " << error << "\n";
+      return false;
+    }
+  }
+  return true;
+}
+
+int main(int argc, char **argv) {
+  llvm::InitLLVM init(argc, argv);
+  cl::ParseCommandLineOptions(argc, argv,
+                              "remat-run: run a training step on the CPU\n");
+  DialectRegistry registry;
+  registerAllDialects(registry);
+  MLIRContext context(registry);
+  context.printOpOnDiagnostic(false);
+  llvm::SourceMgr sourceMgr;
+  SourceMgrDiagnosticHandler handler(sourceMgr, &context);
+
+  OwningOpRef<ModuleOp> module;
+  FailureOr<CpuRunReport> run = runFile(inputFile, context, module, /*isReference=*/false);
+  if (failed(run))
+    return 1;
+  if (run->planned) {
+    llvm::outs() << "planned: arguments " << run->argumentBytes
+                 << " bytes + arena " << run->arenaBytes << " bytes\n"
+                 << "peak measured in the arena: " << run->measuredPeakBytes
+                 << " bytes (the analysis says " << run->analysisPeakBytes
+                 << ")\n";
+  } else {
+    llvm::outs() << "unplanned: plain allocations; analysis peak "
+                 << run->analysisPeakBytes << " bytes\n";
+  }
+  llvm::outs() << "outside the arena (ATen temporaries and results before "
+                  "placement): at most "
+               << run->outsideArenaPeakBytes << " bytes\n";
+  for (const NamedArray &result : run->results)
+    if (result.array.getNumElements() == 1)
+      llvm::outs() << result.name << " = "
+                   << llvm::format("%.9g", getElement(result.array, 0))
+                   << "\n";
+  if (!writeResults(*run))
+    return 1;
+  if (referenceFile.empty())
+    return 0;
+  OwningOpRef<ModuleOp> referenceModule;
+  FailureOr<CpuRunReport> reference =
+      runFile(referenceFile, context, referenceModule, /*isReference=*/true);
+  if (failed(reference))
+    return 1;
+  return compareResults(*run, *reference) ? 0 : 1;
+}
