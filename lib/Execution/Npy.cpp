@@ -51,6 +51,10 @@ static std::optional<llvm::StringRef> getQuoted(llvm::StringRef header,
   if (at == llvm::StringRef::npos)
     return std::nullopt;
   llvm::StringRef rest = header.drop_front(at + key.size());
+  size_t colon = rest.find(':');
+  if (colon == llvm::StringRef::npos)
+    return std::nullopt;
+  rest = rest.drop_front(colon + 1);
   size_t open = rest.find_first_of("'\"");
   if (open == llvm::StringRef::npos)
     return std::nullopt;
