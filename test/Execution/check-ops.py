@@ -2,7 +2,9 @@
 """check-ops.py - every nn op run by remat-run against ATen called directly.
 
 For each op: a one-op function, inputs drawn with torch and written as .npy,
-`remat-run --inputs --output-dir`, and the result compared with the same
+`remat-run --inputs --output-dir` on it as written (fresh tensors) and after
+remat-plan-memory (results written into the arena, through ATen's `_out`
+kernels where they exist), and the results compared with the same
 ATen function called from PyTorch: bit for bit where remat-run calls that
 function, and within 1e-6 (relative and absolute) where it composes the op
 differently: the input gradient of a convolution as a transposed
@@ -276,19 +278,25 @@ def run_case(remat_run, work, name, op, inputs, expected, exact):
         handle.write(module)
     for i, x in enumerate(inputs):
         np.save(os.path.join(case_dir, "inputs", f"a{i}.npy"), x.numpy())
-    run = subprocess.run([remat_run, path, "--inputs", os.path.join(case_dir, "inputs"),
-                          "--output-dir", os.path.join(case_dir, "out")],
-                         capture_output=True, text=True)
-    if run.returncode != 0:
-        return f"{name}: remat-run failed:\n{run.stderr}\n{module}"
-    for i, ref in enumerate(refs):
-        got = torch.from_numpy(np.load(os.path.join(case_dir, "out", f"r{i}.npy")))
-        if got.shape != ref.shape or got.dtype != ref.dtype:
-            return f"{name}: result {i} is {got.dtype}{list(got.shape)}, ATen gives {ref.dtype}{list(ref.shape)}"
-        same = torch.equal(got, ref) if exact else torch.allclose(got, ref, rtol=1e-6, atol=1e-6)
-        if not same:
-            diff = (got.double() - ref.double()).abs().max().item()
-            return f"{name}: result {i} differs from ATen by up to {diff}"
+    # Unplanned (fresh tensors), then planned: results written into the arena.
+    planned = os.path.join(case_dir, "planned.mlir")
+    remat_opt = os.path.join(os.path.dirname(remat_run), "remat-opt")
+    subprocess.run([remat_opt, path, "--remat-plan-memory", "-o", planned], check=True)
+    for variant, source in (("unplanned", path), ("planned", planned)):
+        out_dir = os.path.join(case_dir, variant)
+        run = subprocess.run([remat_run, source, "--inputs", os.path.join(case_dir, "inputs"),
+                              "--output-dir", out_dir], capture_output=True, text=True)
+        if run.returncode != 0:
+            return f"{name} ({variant}): remat-run failed:\n{run.stderr}\n{module}"
+        for i, ref in enumerate(refs):
+            got = torch.from_numpy(np.load(os.path.join(out_dir, f"r{i}.npy")))
+            if got.shape != ref.shape or got.dtype != ref.dtype:
+                return (f"{name} ({variant}): result {i} is {got.dtype}{list(got.shape)}, "
+                        f"ATen gives {ref.dtype}{list(ref.shape)}")
+            same = torch.equal(got, ref) if exact else torch.allclose(got, ref, rtol=1e-6, atol=1e-6)
+            if not same:
+                diff = (got.double() - ref.double()).abs().max().item()
+                return f"{name} ({variant}): result {i} differs from ATen by up to {diff}"
     return None
 
 

@@ -269,8 +269,15 @@ public:
                     CpuRunReport &report);
 
 private:
-  LogicalResult place(Operation *op, Value value, const at::Tensor &computed,
-                      int64_t step, int64_t offset);
+  /// The tensor a result is written to: its arena slot, after checking that
+  /// no live value overlaps it (planned), or a fresh tensor (unplanned).
+  FailureOr<at::Tensor> makeDestination(Operation *op, Value value,
+                                        int64_t offset);
+  /// Records the result, copying it into its destination unless the kernel
+  /// wrote there.
+  LogicalResult place(Operation *op, Value value,
+                      const at::Tensor &destination,
+                      const at::Tensor &computed);
 
   FunctionOpInterface function;
   const PeakMemory &analysis;
@@ -281,20 +288,13 @@ private:
   std::vector<Slot> live;
 };
 
-LogicalResult Runner::place(Operation *op, Value value,
-                            const at::Tensor &computed, int64_t step,
-                            int64_t offset) {
+FailureOr<at::Tensor> Runner::makeDestination(Operation *op, Value value,
+                                              int64_t offset) {
   auto type = cast<RankedTensorType>(value.getType());
   std::vector<int64_t> shape(type.getShape().begin(), type.getShape().end());
-  if (computed.sizes().vec() != shape)
-    return op->emitOpError() << "internal error: its kernel produced a "
-                                "tensor of another shape than "
-                             << type;
   at::ScalarType scalar = *getScalarType(type.getElementType());
-  if (!planned) {
-    tensors[value] = computed.to(scalar).contiguous();
-    return success();
-  }
+  if (!planned)
+    return at::empty(shape, scalar);
   int64_t bytes = getTypeBytes(type).value_or(0);
   for (const Slot &slot : live) {
     if (slot.offset < offset + bytes && offset < slot.offset + slot.bytes &&
@@ -305,14 +305,24 @@ LogicalResult Runner::place(Operation *op, Value value,
              << getValueName(slot.value) << "' at [" << slot.offset << ", "
              << slot.offset + slot.bytes << "), still live";
   }
-  at::Tensor slotTensor = at::from_blob(
-      static_cast<uint8_t *>(arena.data_ptr()) + offset, shape,
-      at::TensorOptions().dtype(scalar));
-  slotTensor.copy_(computed);
-  tensors[value] = slotTensor;
   auto last = lastStep.find(value);
   live.push_back({value, offset, bytes,
                   last == lastStep.end() ? INT64_MAX : last->second});
+  return at::from_blob(static_cast<uint8_t *>(arena.data_ptr()) + offset,
+                       shape, at::TensorOptions().dtype(scalar));
+}
+
+LogicalResult Runner::place(Operation *op, Value value,
+                            const at::Tensor &destination,
+                            const at::Tensor &computed) {
+  if (computed.sizes() != destination.sizes())
+    return op->emitOpError() << "internal error: its kernel produced a "
+                                "tensor of another shape than "
+                             << value.getType();
+  // Kernels with an `_out` variant wrote into the destination already.
+  if (!computed.is_same(destination))
+    const_cast<at::Tensor &>(destination).copy_(computed);
+  tensors[value] = destination;
   return success();
 }
 
@@ -345,13 +355,21 @@ LogicalResult Runner::run(std::vector<at::Tensor> arguments,
     std::vector<at::Tensor> operands;
     for (Value operand : op->getOperands())
       operands.push_back(tensors.lookup(operand));
-    FailureOr<std::vector<at::Tensor>> results = runKernel(op, operands);
+    auto offsets = op->getAttrOfType<DenseI64ArrayAttr>(attr::kOffsets);
+    std::vector<at::Tensor> destinations;
+    for (auto [index, result] : llvm::enumerate(op->getResults())) {
+      FailureOr<at::Tensor> destination =
+          makeDestination(op, result, planned ? offsets[index] : 0);
+      if (failed(destination))
+        return failure();
+      destinations.push_back(*destination);
+    }
+    FailureOr<std::vector<at::Tensor>> results =
+        runKernel(op, operands, destinations);
     if (failed(results))
       return failure();
-    auto offsets = op->getAttrOfType<DenseI64ArrayAttr>(attr::kOffsets);
     for (auto [index, result] : llvm::enumerate(op->getResults()))
-      if (failed(place(op, result, (*results)[index], step,
-                       planned ? offsets[index] : 0)))
+      if (failed(place(op, result, destinations[index], (*results)[index])))
         return failure();
     results->clear();
     int64_t occupied = analysis.getWorkspaceBytes()[step];

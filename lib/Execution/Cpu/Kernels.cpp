@@ -1,9 +1,11 @@
 //===- Kernels.cpp - ATen kernels of the nn ops ---------------------------===//
 //
 // One ATen computation per nn op, following ATen's own derivative formulas
-// for the backward ops. Backward ops that ATen implements from the input's
-// sizes only (pooling) get an uninitialized tensor of that size; results are
-// fresh tensors that the executor copies into their arena slots.
+// for the backward ops. Where ATen has an `_out` kernel, results are written
+// straight into the tensors the executor gives (their arena slots); other
+// results are fresh tensors that the executor copies there. Backward ops that
+// ATen implements from the input's sizes only (pooling) get an uninitialized
+// tensor of that size.
 //
 //===----------------------------------------------------------------------===//
 
@@ -69,7 +71,9 @@ namespace {
 /// Runs the kernels of one op; `in` are its operands in order.
 class KernelRunner {
 public:
-  KernelRunner(Operation *op, ArrayRef<at::Tensor> in) : op(op), in(in) {}
+  KernelRunner(Operation *op, ArrayRef<at::Tensor> in,
+               ArrayRef<at::Tensor> outs)
+      : op(op), in(in), outs(outs) {}
 
   FailureOr<Tensors> run();
 
@@ -89,8 +93,14 @@ private:
   std::optional<Tensors> losses();
   std::optional<Tensors> optimizers();
 
+  /// The destination of result `index`.
+  at::Tensor &out(unsigned index = 0) {
+    return const_cast<at::Tensor &>(outs[index]);
+  }
+
   Operation *op;
   ArrayRef<at::Tensor> in;
+  ArrayRef<at::Tensor> outs;
 };
 } // namespace
 
@@ -98,27 +108,37 @@ std::optional<Tensors> KernelRunner::elementwise() {
   return llvm::TypeSwitch<Operation *, std::optional<Tensors>>(op)
       .Case([&](nn::ReluOp) { return Tensors{at::relu(in[0])}; })
       .Case([&](nn::ReluBackwardOp) {
-        return Tensors{at::threshold_backward(in[0], in[1], 0)};
+        return Tensors{at::threshold_backward_out(out(), in[0], in[1], 0)};
       })
       .Case([&](nn::GeluOp o) {
-        return Tensors{at::gelu(in[0], o.getApproximate().str())};
+        return Tensors{at::gelu_out(out(), in[0], o.getApproximate().str())};
       })
       .Case([&](nn::GeluBackwardOp o) {
-        return Tensors{
-            at::gelu_backward(in[0], in[1], o.getApproximate().str())};
+        return Tensors{at::gelu_backward_out(out(), in[0], in[1],
+                                             o.getApproximate().str())};
       })
-      .Case([&](nn::SigmoidOp) { return Tensors{at::sigmoid(in[0])}; })
+      .Case([&](nn::SigmoidOp) {
+        return Tensors{at::sigmoid_out(out(), in[0])};
+      })
       .Case([&](nn::SigmoidBackwardOp) {
-        return Tensors{at::sigmoid_backward(in[0], in[1])};
+        return Tensors{at::sigmoid_backward_out(out(), in[0], in[1])};
       })
-      .Case([&](nn::TanhOp) { return Tensors{at::tanh(in[0])}; })
+      .Case([&](nn::TanhOp) { return Tensors{at::tanh_out(out(), in[0])}; })
       .Case([&](nn::TanhBackwardOp) {
-        return Tensors{at::tanh_backward(in[0], in[1])};
+        return Tensors{at::tanh_backward_out(out(), in[0], in[1])};
       })
-      .Case([&](nn::AddOp) { return Tensors{at::add(in[0], in[1])}; })
-      .Case([&](nn::SubOp) { return Tensors{at::sub(in[0], in[1])}; })
-      .Case([&](nn::MulOp) { return Tensors{at::mul(in[0], in[1])}; })
-      .Case([&](nn::DivOp) { return Tensors{at::div(in[0], in[1])}; })
+      .Case([&](nn::AddOp) {
+        return Tensors{at::add_out(out(), in[0], in[1])};
+      })
+      .Case([&](nn::SubOp) {
+        return Tensors{at::sub_out(out(), in[0], in[1])};
+      })
+      .Case([&](nn::MulOp) {
+        return Tensors{at::mul_out(out(), in[0], in[1])};
+      })
+      .Case([&](nn::DivOp) {
+        return Tensors{at::div_out(out(), in[0], in[1])};
+      })
       .Case([&](nn::AddScalarOp o) {
         return Tensors{at::add(in[0], o.getScalar().convertToDouble())};
       })
@@ -154,7 +174,7 @@ std::optional<Tensors> KernelRunner::linear() {
         c10::optional<at::Tensor> bias;
         if (o.getBias())
           bias = in[2];
-        return Tensors{at::linear(in[0], in[1], bias)};
+        return Tensors{at::linear_out(out(), in[0], in[1], bias)};
       })
       .Case([&](nn::LinearBackwardInputOp) {
         return Tensors{at::matmul(in[0], in[1])};
@@ -167,7 +187,9 @@ std::optional<Tensors> KernelRunner::linear() {
       .Case([&](nn::LinearBackwardBiasOp) {
         return Tensors{in[0].reshape({-1, in[0].size(-1)}).sum(0)};
       })
-      .Case([&](nn::MatmulOp) { return Tensors{at::matmul(in[0], in[1])}; })
+      .Case([&](nn::MatmulOp) {
+        return Tensors{at::matmul_out(out(), in[0], in[1])};
+      })
       .Case([&](nn::MatmulBackwardLhsOp) {
         return Tensors{at::matmul(in[0], in[1].transpose(-1, -2))};
       })
@@ -222,44 +244,47 @@ std::optional<Tensors> KernelRunner::convolutionAndPooling() {
         return Tensors{in[0].sum({0, 2, 3})};
       })
       .Case([&](nn::MaxPool2dOp o) {
-        auto [out, indices] = at::max_pool2d_with_indices(
-            in[0], ref(o.getKernelSize()), ref(o.getStride()), ref(o.getPadding()),
-            ref(o.getDilation()), o.getCeilMode());
-        return Tensors{out, indices};
+        at::max_pool2d_with_indices_out(
+            out(0), out(1), in[0], ref(o.getKernelSize()), ref(o.getStride()),
+            ref(o.getPadding()), ref(o.getDilation()), o.getCeilMode());
+        return Tensors{out(0), out(1)};
       })
       .Case([&](nn::MaxPool2dBackwardOp o) {
-        return Tensors{at::max_pool2d_with_indices_backward(
-            in[0], resultLike(), ref(o.getKernelSize()), ref(o.getStride()),
+        return Tensors{at::max_pool2d_with_indices_backward_out(
+            out(), in[0], resultLike(), ref(o.getKernelSize()), ref(o.getStride()),
             ref(o.getPadding()), ref(o.getDilation()), o.getCeilMode(), in[1])};
       })
       .Case([&](nn::AvgPool2dOp o) {
-        return Tensors{at::avg_pool2d(in[0], ref(o.getKernelSize()), ref(o.getStride()),
+        return Tensors{at::avg_pool2d_out(out(), in[0], ref(o.getKernelSize()),
+                                          ref(o.getStride()),
                                       ref(o.getPadding()), o.getCeilMode(),
                                       o.getCountIncludePad())};
       })
       .Case([&](nn::AvgPool2dBackwardOp o) {
-        return Tensors{at::avg_pool2d_backward(
-            in[0], resultLike(), ref(o.getKernelSize()), ref(o.getStride()),
+        return Tensors{at::avg_pool2d_backward_out(
+            out(), in[0], resultLike(), ref(o.getKernelSize()), ref(o.getStride()),
             ref(o.getPadding()), o.getCeilMode(), o.getCountIncludePad(),
             c10::nullopt)};
       })
       .Case([&](nn::AdaptiveAvgPool2dOp) {
         std::vector<int64_t> shape = resultShape();
-        return Tensors{at::adaptive_avg_pool2d(in[0], {shape[2], shape[3]})};
+        return Tensors{
+            at::adaptive_avg_pool2d_out(out(), in[0], {shape[2], shape[3]})};
       })
       .Case([&](nn::AdaptiveAvgPool2dBackwardOp) {
         return Tensors{at::_adaptive_avg_pool2d_backward(in[0], resultLike())};
       })
       .Case([&](nn::UpsampleBilinear2dOp o) {
         std::vector<int64_t> shape = resultShape();
-        return Tensors{at::upsample_bilinear2d(in[0], {shape[2], shape[3]},
+        return Tensors{at::upsample_bilinear2d_out(out(), in[0],
+                                                   {shape[2], shape[3]},
                                                o.getAlignCorners(),
                                                c10::nullopt, c10::nullopt)};
       })
       .Case([&](nn::UpsampleBilinear2dBackwardOp o) {
         std::vector<int64_t> inputShape = resultShape();
-        return Tensors{at::upsample_bilinear2d_backward(
-            in[0], {in[0].size(2), in[0].size(3)}, inputShape,
+        return Tensors{at::upsample_bilinear2d_backward_out(
+            out(), in[0], {in[0].size(2), in[0].size(3)}, inputShape,
             o.getAlignCorners(), c10::nullopt, c10::nullopt)};
       })
       .Default([](Operation *) { return std::nullopt; });
@@ -268,13 +293,15 @@ std::optional<Tensors> KernelRunner::convolutionAndPooling() {
 std::optional<Tensors> KernelRunner::normalization() {
   return llvm::TypeSwitch<Operation *, std::optional<Tensors>>(op)
       .Case([&](nn::BatchNormOp o) {
-        // The running statistics are updated in place by ATen: update copies,
-        // which become the op's own results.
-        at::Tensor runningMean = in[3].clone(), runningVar = in[4].clone();
-        auto [out, mean, invstd] = at::native_batch_norm(
-            in[0], in[1], in[2], runningMean, runningVar, /*training=*/true,
+        // ATen updates the running statistics in place: it updates copies
+        // in the op's own result slots.
+        // (LibTorch 1.13 has no CPU kernel for native_batch_norm.out.)
+        out(3).copy_(in[3]);
+        out(4).copy_(in[4]);
+        auto [result, mean, invstd] = at::native_batch_norm(
+            in[0], in[1], in[2], out(3), out(4), /*training=*/true,
             o.getMomentum().convertToDouble(), o.getEps().convertToDouble());
-        return Tensors{out, mean, invstd, runningMean, runningVar};
+        return Tensors{result, mean, invstd, out(3), out(4)};
       })
       .Case([&](nn::BatchNormBackwardOp) {
         auto [gradInput, gradWeight, gradBias] = at::native_batch_norm_backward(
@@ -307,8 +334,9 @@ std::optional<Tensors> KernelRunner::shapes() {
       })
       .Case([&](nn::PermuteOp o) { return Tensors{in[0].permute(ref(o.getDims()))}; })
       .Case([&](nn::ConcatOp o) {
-        return Tensors{at::cat(std::vector<at::Tensor>(in.begin(), in.end()),
-                               int64_t(o.getDim()))};
+        return Tensors{at::cat_out(
+            out(), std::vector<at::Tensor>(in.begin(), in.end()),
+            int64_t(o.getDim()))};
       })
       .Case([&](nn::SliceOp o) {
         return Tensors{
@@ -320,10 +348,12 @@ std::optional<Tensors> KernelRunner::shapes() {
                                           int64_t(o.getStep()))};
       })
       .Case([&](nn::SumOp o) {
-        return Tensors{at::sum(in[0], ref(o.getDims()), o.getKeepdim())};
+        return Tensors{
+            at::sum_out(out(), in[0], ref(o.getDims()), o.getKeepdim())};
       })
       .Case([&](nn::MeanOp o) {
-        return Tensors{at::mean(in[0], ref(o.getDims()), o.getKeepdim())};
+        return Tensors{
+            at::mean_out(out(), in[0], ref(o.getDims()), o.getKeepdim())};
       })
       .Default([](Operation *) { return std::nullopt; });
 }
@@ -331,18 +361,20 @@ std::optional<Tensors> KernelRunner::shapes() {
 std::optional<Tensors> KernelRunner::losses() {
   return llvm::TypeSwitch<Operation *, std::optional<Tensors>>(op)
       .Case([&](nn::SoftmaxOp o) {
-        return Tensors{at::_softmax(in[0], int64_t(o.getDim()), false)};
+        return Tensors{
+            at::_softmax_out(out(), in[0], int64_t(o.getDim()), false)};
       })
       .Case([&](nn::SoftmaxBackwardOp o) {
-        return Tensors{at::_softmax_backward_data(in[0], in[1], int64_t(o.getDim()),
-                                                  in[1].scalar_type())};
+        return Tensors{at::_softmax_backward_data_out(
+            out(), in[0], in[1], int64_t(o.getDim()), in[1].scalar_type())};
       })
       .Case([&](nn::LogSoftmaxOp o) {
-        return Tensors{at::_log_softmax(in[0], int64_t(o.getDim()), false)};
+        return Tensors{
+            at::_log_softmax_out(out(), in[0], int64_t(o.getDim()), false)};
       })
       .Case([&](nn::LogSoftmaxBackwardOp o) {
-        return Tensors{at::_log_softmax_backward_data(in[0], in[1], int64_t(o.getDim()),
-                                                      in[1].scalar_type())};
+        return Tensors{at::_log_softmax_backward_data_out(
+            out(), in[0], in[1], int64_t(o.getDim()), in[1].scalar_type())};
       })
       .Case([&](nn::CrossEntropyOp o) {
         return Tensors{at::cross_entropy_loss(in[0], in[1], {},
@@ -412,6 +444,7 @@ FailureOr<Tensors> KernelRunner::run() {
 }
 
 FailureOr<Tensors> mlir::remat::runKernel(Operation *op,
-                                          ArrayRef<at::Tensor> operands) {
-  return KernelRunner(op, operands).run();
+                                          ArrayRef<at::Tensor> operands,
+                                          ArrayRef<at::Tensor> outs) {
+  return KernelRunner(op, operands, outs).run();
 }

@@ -19,10 +19,14 @@ namespace mlir::remat {
 /// The ATen element type of an MLIR element type, or std::nullopt.
 std::optional<at::ScalarType> getScalarType(Type elementType);
 
-/// Computes the results of `op` from its operands with ATen; emits an error
-/// at the op and fails when the op has no kernel.
+/// Computes the results of `op` from its operands with ATen, writing straight
+/// into `outs` (one tensor per result, shaped and typed as the result)
+/// through ATen's `_out` kernels where the op has one; other results are
+/// fresh tensors for the caller to copy into `outs`. Emits an error at the op
+/// and fails when the op has no kernel.
 FailureOr<std::vector<at::Tensor>> runKernel(Operation *op,
-                                             ArrayRef<at::Tensor> operands);
+                                             ArrayRef<at::Tensor> operands,
+                                             ArrayRef<at::Tensor> outs);
 
 /// The dropout mask (1 kept, 0 dropped) of `count` elements drawn from the
 /// counter-based generator keyed by the seed operand's value.
