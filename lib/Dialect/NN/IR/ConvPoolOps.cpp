@@ -27,7 +27,8 @@ struct ConvAttrs {
 
 template <typename ConvLikeOp>
 ConvAttrs getConvAttrs(ConvLikeOp op) {
-  return {op.getStride(), op.getPadding(), op.getDilation(), op.getGroups()};
+  return {op.getStride(), op.getPadding(), op.getDilation(),
+          static_cast<int64_t>(op.getGroups())};
 }
 } // namespace
 
