@@ -15,6 +15,13 @@
 
 using namespace mlir::remat;
 
+/// A deterministic pseudo-random offset for sampling, from where the build is.
+static size_t mixPosition(int64_t position, size_t steps) {
+  uint64_t z = uint64_t(position) * 0x9e3779b97f4a7c15ULL + steps;
+  z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
+  return size_t(z ^ (z >> 31));
+}
+
 ScheduleBuilder::ScheduleBuilder(const RematProblem &problem)
     : problem(problem), reads(problem.values.size()),
       readCursor(problem.values.size(), 0), heldFor(problem.values.size()),
@@ -182,7 +189,16 @@ bool ScheduleBuilder::overLimits() {
 std::optional<ValueId> ScheduleBuilder::pickVictim() {
   std::optional<ValueId> best;
   double bestScore = std::numeric_limits<double>::infinity();
-  for (ValueId value : residentList) {
+  // With many resident values, a deterministic sample of them is scored (as
+  // DTR samples), so that a step costs O(sample) rather than O(resident).
+  constexpr size_t kSample = 2048;
+  size_t count = residentList.size();
+  size_t stride = count > kSample ? count / kSample : 1;
+  size_t start = count > kSample ? mixPosition(position, schedule.steps.size()) %
+                                       stride
+                                 : 0;
+  for (size_t index = start; index < count; index += stride) {
+    ValueId value = residentList[index];
     ++work;
     if (!mayEvict(value))
       continue;

@@ -9,7 +9,8 @@
 // evicted value's operands stay resident until it is read again, so that
 // bringing it back takes one step; without that, chains of recomputation are
 // allowed, and a build whose recomputation snowballs past a step cap is
-// abandoned.
+// abandoned. Victims are chosen among all resident values, or a deterministic
+// sample of 2,048 of them when there are more.
 //
 //===----------------------------------------------------------------------===//
 
