@@ -59,7 +59,7 @@ struct RematReportPass
       dropSolveTime(function);
     }
     if (reports.empty()) {
-      module.emitError("remat-report found no function with a body");
+      emitError(module.getLoc(), "remat-report found no function with a body");
       return signalPassFailure();
     }
     if (!path.empty() &&
@@ -70,7 +70,8 @@ struct RematReportPass
     if (timeline.empty())
       return;
     if (reports.size() != 1) {
-      module.emitError("remat-report draws one timeline; the module has ")
+      emitError(module.getLoc(),
+                "remat-report draws one timeline; the module has ")
           << reports.size() << " functions";
       return signalPassFailure();
     }
