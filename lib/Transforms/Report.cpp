@@ -62,6 +62,12 @@ struct RematReportPass
       emitError(module.getLoc(), "remat-report found no function with a body");
       return signalPassFailure();
     }
+    if (!timeline.empty() && reports.size() != 1) {
+      emitError(module.getLoc(),
+                "remat-report draws one timeline; the module has ")
+          << reports.size() << " functions";
+      return signalPassFailure();
+    }
     if (!path.empty() &&
         failed(writeFile(path, module.getLoc(), [&](raw_ostream &os) {
           writeReportJson(os, reports);
@@ -69,12 +75,6 @@ struct RematReportPass
       return signalPassFailure();
     if (timeline.empty())
       return;
-    if (reports.size() != 1) {
-      emitError(module.getLoc(),
-                "remat-report draws one timeline; the module has ")
-          << reports.size() << " functions";
-      return signalPassFailure();
-    }
     if (failed(writeFile(timeline, module.getLoc(), [&](raw_ostream &os) {
           writeTimelineSvg(os, reports.front());
         })))

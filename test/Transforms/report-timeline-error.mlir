@@ -2,6 +2,7 @@
 // file is written.
 // RUN: not remat-opt %s --report=%t.json --timeline=%t.svg -o /dev/null 2>&1 | FileCheck %s
 // RUN: not ls %t.svg
+// RUN: not ls %t.json
 // CHECK: error: remat-report draws one timeline; the module has 2 functions
 
 func.func @first(%x: tensor<4xf32>) -> tensor<4xf32> {
