@@ -1,5 +1,6 @@
 // The timeline draws one function: a module of several is an error, and no
 // file is written.
+// RUN: rm -f %t.json %t.svg
 // RUN: not remat-opt %s --report=%t.json --timeline=%t.svg -o /dev/null 2>&1 | FileCheck %s
 // RUN: not ls %t.svg
 // RUN: not ls %t.json
