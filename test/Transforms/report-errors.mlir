@@ -1,5 +1,6 @@
 // Bad report options and unreportable functions are errors; nothing is
 // written then.
+// RUN: rm -f %t.json
 // RUN: not remat-opt %s --pass-pipeline='builtin.module(remat-report{path=%t.json device=tpu})' -o /dev/null 2>&1 | FileCheck %s --check-prefix=DEVICE
 // DEVICE: error: unknown device profile 'tpu'; known profiles: h200, a100, v100, gtx970m, cpu
 // RUN: not remat-opt %s --pass-pipeline='builtin.module(remat-report{path=%t.json measured-profile=%S/Inputs/missing.json})' -o /dev/null 2>&1 | FileCheck %s --check-prefix=MISSING
