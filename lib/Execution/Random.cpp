@@ -6,12 +6,6 @@
 
 using namespace mlir::remat;
 
-uint64_t mlir::remat::mixBits(uint64_t z) {
-  z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
-  z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
-  return z ^ (z >> 31);
-}
-
 uint64_t mlir::remat::getStreamKey(uint64_t seed, llvm::StringRef name) {
   uint64_t hash = 0xcbf29ce484222325ULL; // FNV-1a, 64 bit
   for (unsigned char c : name) {
@@ -22,7 +16,7 @@ uint64_t mlir::remat::getStreamKey(uint64_t seed, llvm::StringRef name) {
 }
 
 uint64_t mlir::remat::getRandomBits(uint64_t key, uint64_t index) {
-  return mixBits(key + (index + 1) * 0x9e3779b97f4a7c15ULL);
+  return mixBits(key + (index + 1) * kSplitMixIncrement);
 }
 
 double mlir::remat::getUniform(uint64_t key, uint64_t index) {

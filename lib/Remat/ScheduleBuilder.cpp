@@ -10,6 +10,8 @@
 
 #include "ScheduleBuilder.h"
 
+#include "remat/Support/SplitMix.h"
+
 #include <algorithm>
 #include <limits>
 
@@ -17,9 +19,7 @@ using namespace mlir::remat;
 
 /// A deterministic pseudo-random offset for sampling, from where the build is.
 static size_t mixPosition(int64_t position, size_t steps) {
-  uint64_t z = uint64_t(position) * 0x9e3779b97f4a7c15ULL + steps;
-  z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
-  return size_t(z ^ (z >> 31));
+  return size_t(mixBits(uint64_t(position) * kSplitMixIncrement + steps));
 }
 
 ScheduleBuilder::ScheduleBuilder(const RematProblem &problem)

@@ -1,11 +1,12 @@
 //===- TrainingGraphs.cpp - seeded random training-like graphs ------------===//
 //
-// Uses its own splitmix64 generator so that the graphs are the same on every
-// platform and standard library.
+// Uses splitmix64 (Support/SplitMix.h) rather than <random>, so that the
+// graphs are the same on every platform and standard library.
 //
 //===----------------------------------------------------------------------===//
 
 #include "remat/Remat/TrainingGraphs.h"
+#include "remat/Support/SplitMix.h"
 
 using namespace mlir::remat;
 
@@ -14,12 +15,7 @@ namespace {
 class SplitMix64 {
 public:
   explicit SplitMix64(uint64_t seed) : state(seed) {}
-  uint64_t next() {
-    uint64_t z = (state += 0x9e3779b97f4a7c15ULL);
-    z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
-    z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
-    return z ^ (z >> 31);
-  }
+  uint64_t next() { return mixBits(state += kSplitMixIncrement); }
   /// Uniform in [low, high].
   int64_t uniform(int64_t low, int64_t high) {
     return low + static_cast<int64_t>(next() % uint64_t(high - low + 1));

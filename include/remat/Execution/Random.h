@@ -19,14 +19,13 @@
 #ifndef REMAT_EXECUTION_RANDOM_H
 #define REMAT_EXECUTION_RANDOM_H
 
+#include "remat/Support/SplitMix.h"
+
 #include "llvm/ADT/StringRef.h"
 
 #include <cstdint>
 
 namespace mlir::remat {
-
-/// splitmix64's finalizer.
-uint64_t mixBits(uint64_t value);
 
 /// The key of the stream that fills the argument `name` under `seed`.
 uint64_t getStreamKey(uint64_t seed, llvm::StringRef name);
