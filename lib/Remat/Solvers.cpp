@@ -231,6 +231,7 @@ SolverResult mlir::remat::solveHeuristic(const RematProblem &problem,
       options.workLimit > 0 ? options.workLimit / 8 : kDefaultWorkPerScore;
   std::vector<bool> discarded = getMarkedDiscards(problem);
   SolverResult best = notApplicable("heuristic", "no schedule");
+  bool timedOut = false;
   for (int variant = 0; variant < 8; ++variant) {
     EvictionScore score = scores[variant % 4];
     ScheduleBuilder builder(problem);
@@ -243,7 +244,7 @@ SolverResult mlir::remat::solveHeuristic(const RematProblem &problem,
       continue;
     SolverResult candidate =
         finish(problem, "heuristic", std::move(schedule), options);
-    candidate.timedOut = builder.ranOutOfTime();
+    timedOut |= builder.ranOutOfTime();
     if (isBetter(candidate, best))
       best = std::move(candidate);
     double elapsed =
@@ -261,6 +262,7 @@ SolverResult mlir::remat::solveHeuristic(const RematProblem &problem,
     best = finish(problem, "heuristic", getStartingSchedule(problem), options);
     best.message = "every eviction order snowballed; the starting order";
   }
+  best.timedOut = timedOut;
   return best;
 }
 
@@ -274,9 +276,13 @@ SolverResult mlir::remat::solveAuto(const RematProblem &problem,
     candidates.push_back(solveSegments(problem, segments, options));
   candidates.push_back(solveHeuristic(problem, options));
   SolverResult best = notApplicable("auto", "no solver applies");
-  for (SolverResult &candidate : candidates)
+  bool timedOut = false;
+  for (SolverResult &candidate : candidates) {
+    timedOut |= candidate.timedOut;
     if (isBetter(candidate, best))
       best = std::move(candidate);
+  }
+  best.timedOut = timedOut;
   best.message = "auto chose " + best.solver;
   return best;
 }

@@ -125,6 +125,8 @@ static void addSolveOutcome(StepReport &report, FunctionOpInterface function) {
     report.status = status.str();
   if (auto bound = solve.getAs<FloatAttr>("lower_bound_cost"))
     report.lowerBoundCost = bound.getValueAsDouble();
+  if (auto timedOut = solve.getAs<BoolAttr>("timed_out"))
+    report.timedOut = timedOut.getValue();
   if (auto seconds = solve.getAs<FloatAttr>("solve_seconds"))
     report.solveSeconds = seconds.getValueAsDouble();
   if (auto live = solve.getAs<DenseI64ArrayAttr>("live_bytes_before"))
@@ -227,6 +229,7 @@ static void writeReport(llvm::json::OStream &json, const StepReport &report) {
     json.attribute("status", report.status);
     writeOptional(json, "lower_bound_cost", report.lowerBoundCost);
     json.attribute("solve_seconds", report.solveSeconds);
+    json.attribute("timed_out", report.timedOut);
     writeStringArray(json, "kept", report.kept);
     writeStringArray(json, "recomputed", report.recomputed);
     json.attributeArray("ops", [&] {

@@ -241,6 +241,9 @@ static void recordOutcome(FunctionOpInterface function, const RematPlan &plan,
           "live_bytes_before",
           builder.getDenseI64ArrayAttr(plan.liveBytesBefore)),
   };
+  // A time limit that cut the solve short makes the result run-dependent.
+  entries.push_back(builder.getNamedAttr(
+      "timed_out", builder.getBoolAttr(plan.result.timedOut)));
   if (plan.result.lowerBoundCost)
     entries.push_back(builder.getNamedAttr(
         "lower_bound_cost", builder.getF64FloatAttr(*plan.result.lowerBoundCost)));

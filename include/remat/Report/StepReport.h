@@ -53,6 +53,8 @@ struct StepReport {
   std::string status = "none";
   std::optional<double> lowerBoundCost;
   double solveSeconds = 0.0;
+  /// The time limit cut the solve short (the result may vary between runs).
+  bool timedOut = false;
   std::vector<std::string> kept;
   std::vector<std::string> recomputed;
   std::vector<OpRecord> ops;
