@@ -27,6 +27,7 @@
 // CHECK-NEXT: "status": "none",
 // CHECK-NEXT: "lower_bound_cost": null,
 // CHECK-NEXT: "solve_seconds": 0,
+// CHECK-NEXT: "timed_out": false,
 // CHECK-NEXT: "kept": [
 // CHECK-NEXT:   "a",
 // CHECK-NEXT:   "b"
