@@ -17,6 +17,9 @@ config.test_exec_root = os.path.join(config.remat_obj_root, "test")
 config.substitutions.append(("%PATH%", config.environment["PATH"]))
 config.substitutions.append(("%remat_obj_root", config.remat_obj_root))
 config.substitutions.append(("%fixtures", os.path.join(config.test_source_root, "Fixtures")))
+config.substitutions.append(("%examples", os.path.join(config.test_source_root, "..", "examples")))
+# The interpreter that has Debian's torch, torchvision and numpy.
+config.substitutions.append(("%torch_python", "/usr/bin/python3"))
 
 llvm_config.with_system_environment(["HOME", "INCLUDE", "LIB", "TMP", "TEMP"])
 llvm_config.use_default_substitutions()
@@ -24,7 +27,7 @@ llvm_config.use_default_substitutions()
 tool_dirs = [config.remat_tools_dir, config.llvm_tools_dir]
 tools = ["remat-opt", "remat-translate"]
 if config.remat_enable_torch:
-    tools.append("remat-run")
+    tools.extend(["remat-import", "remat-run"])
 llvm_config.add_tool_substitutions(tools, tool_dirs)
 llvm_config.with_environment("PATH", config.llvm_tools_dir, append_path=True)
 llvm_config.with_environment("PATH", config.remat_tools_dir, append_path=True)

@@ -1,0 +1,159 @@
+#!/usr/bin/python3
+"""make-models.py - writes the example and test models as TorchScript files.
+
+Each model is saved twice, scripted (torch.jit.script) and traced
+(torch.jit.trace), in training mode, with weights initialised from a fixed
+torch seed (nothing is downloaded):
+
+  neta         NetA: eight conv3x3-BatchNorm-ReLU blocks (3->64 ... 512->512,
+               stride 2 every second block), adaptive average pooling,
+               flatten, Linear(512, 10). Input: N x 3 x 224 x 224 (CIFAR-10
+               upsampled), or smaller for tests.
+  small-convnet the seed blog post's net: conv 3->32, conv 32->64 (3x3,
+               padding 1), view(-1, 64*4*4), Linear(1024, 10). Input N x 3 x 4 x 4.
+  resnet18     torchvision's resnet18 (random weights), 10 classes.
+  transformer  a small transformer block on token ids: embedding plus learned
+               positions, layer norm, multi-head attention written with
+               matmul and softmax, GELU MLP, residuals, mean over tokens,
+               linear head.
+
+Usage: make-models.py OUTDIR [--models a,b,...]
+Writes OUTDIR/<model>.scripted.pt and OUTDIR/<model>.traced.pt. Run with
+/usr/bin/python3 (Debian's torch 1.13 and torchvision).
+"""
+
+import argparse
+import math
+import os
+import sys
+
+import torch
+import torch.nn as nn
+import torch.nn.functional as F
+
+
+class NetA(nn.Module):
+    CHANNELS = [(3, 64, 1), (64, 64, 2), (64, 128, 1), (128, 128, 2),
+                (128, 256, 1), (256, 256, 2), (256, 512, 1), (512, 512, 2)]
+
+    def __init__(self, num_classes=10):
+        super().__init__()
+        blocks = []
+        for cin, cout, stride in self.CHANNELS:
+            blocks.append(nn.Sequential(
+                nn.Conv2d(cin, cout, 3, stride=stride, padding=1, bias=False),
+                nn.BatchNorm2d(cout), nn.ReLU(inplace=True)))
+        self.features = nn.Sequential(*blocks)
+        self.pool = nn.AdaptiveAvgPool2d(1)
+        self.fc = nn.Linear(512, num_classes)
+
+    def forward(self, x):
+        x = self.features(x)
+        x = self.pool(x)
+        x = torch.flatten(x, 1)
+        return self.fc(x)
+
+
+class SmallConvNet(nn.Module):
+    """The model of the seed blog post, without its checkpoint() calls."""
+
+    def __init__(self):
+        super().__init__()
+        self.conv1 = nn.Conv2d(3, 32, kernel_size=3, stride=1, padding=1)
+        self.conv2 = nn.Conv2d(32, 64, kernel_size=3, stride=1, padding=1)
+        self.fc = nn.Linear(64 * 4 * 4, 10)
+
+    def forward(self, x):
+        x = self.conv1(x)
+        x = self.conv2(x)
+        x = x.view(-1, 64 * 4 * 4)
+        return self.fc(x)
+
+
+class Attention(nn.Module):
+    def __init__(self, dim, heads):
+        super().__init__()
+        self.heads = heads
+        self.head_dim = dim // heads
+        self.query = nn.Linear(dim, dim)
+        self.key = nn.Linear(dim, dim)
+        self.value = nn.Linear(dim, dim)
+        self.proj = nn.Linear(dim, dim)
+
+    def split_heads(self, x):
+        batch, tokens, dim = x.shape
+        x = x.reshape(batch, tokens, self.heads, self.head_dim)
+        return x.permute(0, 2, 1, 3)
+
+    def forward(self, x):
+        batch, tokens, dim = x.shape
+        q = self.split_heads(self.query(x))
+        k = self.split_heads(self.key(x))
+        v = self.split_heads(self.value(x))
+        scores = torch.matmul(q, k.transpose(-2, -1)) / math.sqrt(self.head_dim)
+        attn = torch.softmax(scores, dim=-1)
+        out = torch.matmul(attn, v).transpose(1, 2).reshape(batch, tokens, dim)
+        return self.proj(out)
+
+
+class TransformerBlock(nn.Module):
+    def __init__(self, vocab=64, tokens=16, dim=32, heads=4, num_classes=10):
+        super().__init__()
+        self.embed = nn.Embedding(vocab, dim)
+        self.position = nn.Parameter(torch.randn(tokens, dim) * 0.02)
+        self.norm1 = nn.LayerNorm(dim)
+        self.attn = Attention(dim, heads)
+        self.norm2 = nn.LayerNorm(dim)
+        self.mlp = nn.Sequential(nn.Linear(dim, 4 * dim), nn.GELU(),
+                                 nn.Linear(4 * dim, dim))
+        self.head = nn.Linear(dim, num_classes)
+
+    def forward(self, ids):
+        x = self.embed(ids) + self.position
+        x = x + self.attn(self.norm1(x))
+        x = x + self.mlp(self.norm2(x))
+        return self.head(x.mean(dim=1))
+
+
+def resnet18():
+    import torchvision
+    return torchvision.models.resnet18(num_classes=10)
+
+
+# name -> (constructor, example input for tracing)
+MODELS = {
+    "neta": (NetA, lambda: torch.randn(2, 3, 32, 32)),
+    "small-convnet": (SmallConvNet, lambda: torch.randn(2, 3, 4, 4)),
+    "resnet18": (resnet18, lambda: torch.randn(2, 3, 64, 64)),
+    "transformer": (TransformerBlock, lambda: torch.randint(0, 64, (2, 16))),
+}
+
+
+def save(name, outdir):
+    make_model, make_input = MODELS[name]
+    torch.manual_seed(0)
+    model = make_model().train()
+    torch.jit.script(model).save(os.path.join(outdir, name + ".scripted.pt"))
+    example = make_input()
+    # Tracing runs the model once: keep its batch-norm running statistics
+    # out of the saved weights, so both files hold the same state.
+    state = {k: v.clone() for k, v in model.state_dict().items()}
+    traced = torch.jit.trace(model, (example,), check_trace=False)
+    traced.load_state_dict(state)
+    traced.save(os.path.join(outdir, name + ".traced.pt"))
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("outdir")
+    parser.add_argument("--models", default=",".join(MODELS))
+    args = parser.parse_args()
+    os.makedirs(args.outdir, exist_ok=True)
+    for name in args.models.split(","):
+        if name not in MODELS:
+            sys.exit(f"make-models.py: unknown model '{name}'")
+        save(name, args.outdir)
+
+
+if __name__ == "__main__":
+    main()

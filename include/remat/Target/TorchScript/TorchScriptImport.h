@@ -1,0 +1,61 @@
+//===- TorchScriptImport.h - TorchScript models as nn functions -*- C++ -*-===//
+//
+// Imports a module saved by torch.jit.save (scripted or traced) as one
+// forward function in the nn dialect: the module stays in training mode,
+// every parameter and buffer becomes a named function argument, shapes come
+// from the caller's full input types, and ATen ops become nn ops. This
+// header is LibTorch-free; the library behind it is one of the two that
+// include LibTorch.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef REMAT_TARGET_TORCHSCRIPT_TORCHSCRIPTIMPORT_H
+#define REMAT_TARGET_TORCHSCRIPT_TORCHSCRIPTIMPORT_H
+
+#include "remat/Execution/Npy.h"
+
+#include "mlir/IR/BuiltinOps.h"
+#include "mlir/IR/BuiltinTypes.h"
+#include "mlir/IR/OwningOpRef.h"
+
+#include <string>
+#include <vector>
+
+namespace mlir::remat {
+
+struct TorchScriptImportOptions {
+  /// One full type per input of the model's forward, batch included, in
+  /// the order of forward's parameters.
+  std::vector<RankedTensorType> inputTypes;
+  /// The name of the imported function.
+  std::string functionName = "forward";
+  /// The value of the function's `remat.weights` attribute (the weights
+  /// directory as the caller will write it); empty: no attribute.
+  std::string weightsPath;
+};
+
+/// A parameter's or buffer's value, named like its function argument.
+struct ImportedWeight {
+  std::string name;
+  NpyArray array;
+};
+
+struct TorchScriptImport {
+  OwningOpRef<ModuleOp> module;
+  std::vector<ImportedWeight> weights;
+};
+
+/// Loads the TorchScript file at `path` and imports its `forward` method.
+/// The function's results are the forward's tensor outputs (`output`, or
+/// `output.K`), then each batch-norm running statistic the step updates
+/// (`<buffer>.new`). Emits errors with the TorchScript source location of the
+/// offending op (or the file's location) and returns failure on unreadable
+/// files, wrong input counts, unsupported ops and control flow that does not
+/// fold away for the given shapes.
+FailureOr<TorchScriptImport>
+importTorchScript(llvm::StringRef path, const TorchScriptImportOptions &options,
+                  MLIRContext *context);
+
+} // namespace mlir::remat
+
+#endif // REMAT_TARGET_TORCHSCRIPT_TORCHSCRIPTIMPORT_H

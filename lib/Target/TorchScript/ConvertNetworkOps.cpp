@@ -1,0 +1,360 @@
+//===- ConvertNetworkOps.cpp - layers, pooling, norms and losses ----------===//
+//
+// Convolutions (scripted `aten::conv2d` and the `aten::_convolution` of
+// traced graphs), batch and layer norm, pooling, upsampling, linear and
+// matmul, embedding, softmax, cross entropy and dropout.
+//
+//===----------------------------------------------------------------------===//
+
+#include "NodeConverter.h"
+
+#include "remat/Dialect/NN/IR/NNOps.h"
+
+#include "llvm/ADT/StringSwitch.h"
+
+using namespace mlir;
+using namespace mlir::remat;
+using namespace mlir::remat::torchscript;
+using Node = torch::jit::Node;
+
+std::optional<LogicalResult>
+NodeConverter::convertNetworkOp(Node *node, llvm::StringRef kind) {
+  if (kind == "aten::conv2d" || kind == "aten::_convolution" ||
+      kind == "aten::convolution")
+    return convertConvolution(node, kind);
+  if (kind == "aten::batch_norm")
+    return convertBatchNorm(node);
+  if (kind == "aten::layer_norm")
+    return convertLayerNorm(node);
+  if (kind == "aten::max_pool2d")
+    return convertMaxPool(node, /*withIndices=*/false);
+  if (kind == "aten::max_pool2d_with_indices")
+    return convertMaxPool(node, /*withIndices=*/true);
+  if (kind == "aten::avg_pool2d")
+    return convertAvgPool(node);
+  if (kind == "aten::adaptive_avg_pool2d") {
+    FailureOr<Value> input = getTensor(node, 0);
+    FailureOr<RankedTensorType> type = getResultType(node);
+    if (failed(input) || failed(type))
+      return failure();
+    finish(node, nn::AdaptiveAvgPool2dOp::create(builder, loc, *type, *input));
+    return success();
+  }
+  if (kind == "aten::upsample_bilinear2d")
+    return convertUpsample(node);
+  if (kind == "aten::linear")
+    return convertLinear(node);
+  if (kind == "aten::matmul" || kind == "aten::mm" || kind == "aten::bmm")
+    return convertMatmul(node);
+  if (kind == "aten::embedding")
+    return convertEmbedding(node);
+  if (kind == "aten::softmax" || kind == "aten::_softmax")
+    return convertSoftmax(node, /*logarithmic=*/false);
+  if (kind == "aten::log_softmax" || kind == "aten::_log_softmax")
+    return convertSoftmax(node, /*logarithmic=*/true);
+  if (kind == "aten::cross_entropy_loss")
+    return convertCrossEntropy(node);
+  if (kind == "aten::dropout")
+    return convertDropout(node);
+  return std::nullopt;
+}
+
+/// A spatial parameter as two values: [k] means [k, k].
+static FailureOr<SmallVector<int64_t>> asPair(FailureOr<SmallVector<int64_t>> list) {
+  if (succeeded(list) && list->size() == 1)
+    list->push_back(list->front());
+  return list;
+}
+
+LogicalResult NodeConverter::convertConvolution(Node *node,
+                                                llvm::StringRef kind) {
+  bool isGeneric = kind != "aten::conv2d";
+  FailureOr<Value> input = getTensor(node, 0);
+  FailureOr<Value> weight = getTensor(node, 1);
+  FailureOr<Value> bias = getOptionalTensor(node, 2);
+  FailureOr<SmallVector<int64_t>> stride = asPair(getIntList(node, 3));
+  FailureOr<SmallVector<int64_t>> padding = asPair(getIntList(node, 4));
+  FailureOr<SmallVector<int64_t>> dilation = asPair(getIntList(node, 5));
+  FailureOr<int64_t> groups = getInt(node, isGeneric ? 8 : 6);
+  FailureOr<RankedTensorType> type = getResultType(node);
+  if (failed(input) || failed(weight) || failed(bias) || failed(stride) ||
+      failed(padding) || failed(dilation) || failed(groups) || failed(type))
+    return failure();
+  if (isGeneric) {
+    FailureOr<bool> transposed = getBool(node, 6);
+    if (failed(transposed))
+      return failure();
+    if (*transposed)
+      return emitNodeError(node) << "transposed convolutions are not supported";
+  }
+  if (cast<RankedTensorType>(weight->getType()).getRank() != 4 ||
+      stride->size() != 2 || padding->size() != 2 || dilation->size() != 2)
+    return emitNodeError(node) << "only 2-D convolutions are supported";
+  finish(node, nn::Conv2dOp::create(builder, loc, *type, *input, *weight, *bias,
+                                    *stride, *padding, *dilation, *groups));
+  return success();
+}
+
+/// A [shape] tensor of ones or zeros for a missing affine parameter.
+static Value createFilled(OpBuilder &builder, Location loc,
+                          RankedTensorType type, double value) {
+  return nn::FullOp::create(builder, loc, type,
+                            builder.getF64FloatAttr(value));
+}
+
+LogicalResult NodeConverter::convertBatchNorm(Node *node) {
+  FailureOr<Value> input = getTensor(node, 0);
+  FailureOr<Value> weight = getOptionalTensor(node, 1);
+  FailureOr<Value> bias = getOptionalTensor(node, 2);
+  FailureOr<Value> runningMean = getOptionalTensor(node, 3);
+  FailureOr<Value> runningVar = getOptionalTensor(node, 4);
+  FailureOr<bool> training = getBool(node, 5);
+  FailureOr<double> momentum = getDouble(node, 6);
+  FailureOr<double> eps = getDouble(node, 7);
+  FailureOr<RankedTensorType> type = getResultType(node);
+  if (failed(input) || failed(weight) || failed(bias) || failed(runningMean) ||
+      failed(runningVar) || failed(training) || failed(momentum) ||
+      failed(eps) || failed(type))
+    return failure();
+  if (!*training)
+    return emitNodeError(node)
+           << "batch norm in inference mode; the importer imports the module "
+              "in training mode, so the model itself asks for inference here";
+  if (!*runningMean || !*runningVar)
+    return emitNodeError(node)
+           << "batch norm without running statistics "
+              "(track_running_stats=False) is not supported";
+  auto statsType = cast<RankedTensorType>(runningMean->getType());
+  if (!*weight)
+    weight = createFilled(builder, loc, statsType, 1.0);
+  if (!*bias)
+    bias = createFilled(builder, loc, statsType, 0.0);
+  // A buffer read by several batch norms sees each one's update.
+  Value mean = bufferUpdates.lookup(*runningMean);
+  Value var = bufferUpdates.lookup(*runningVar);
+  auto op = nn::BatchNormOp::create(
+      builder, loc, TypeRange{*type, statsType, statsType, statsType, statsType},
+      *input, *weight, *bias, mean ? mean : *runningMean,
+      var ? var : *runningVar, builder.getF64FloatAttr(*momentum),
+      builder.getF64FloatAttr(*eps));
+  bufferUpdates[*runningMean] = op.getNewRunningMean();
+  bufferUpdates[*runningVar] = op.getNewRunningVar();
+  finish(node, op);
+  return success();
+}
+
+LogicalResult NodeConverter::convertLayerNorm(Node *node) {
+  FailureOr<Value> input = getTensor(node, 0);
+  FailureOr<SmallVector<int64_t>> normalizedShape = getIntList(node, 1);
+  FailureOr<Value> weight = getOptionalTensor(node, 2);
+  FailureOr<Value> bias = getOptionalTensor(node, 3);
+  FailureOr<double> eps = getDouble(node, 4);
+  FailureOr<RankedTensorType> type = getResultType(node);
+  if (failed(input) || failed(normalizedShape) || failed(weight) ||
+      failed(bias) || failed(eps) || failed(type))
+    return failure();
+  int64_t rank = type->getRank();
+  int64_t normalized = normalizedShape->size();
+  if (normalized > rank)
+    return emitInputError(node, 1) << "has more dimensions than the input";
+  auto affineType = RankedTensorType::get(*normalizedShape,
+                                          type->getElementType());
+  if (!*weight)
+    weight = createFilled(builder, loc, affineType, 1.0);
+  if (!*bias)
+    bias = createFilled(builder, loc, affineType, 0.0);
+  SmallVector<int64_t> statsShape(type->getShape().take_front(rank - normalized));
+  statsShape.append(normalized, 1);
+  auto statsType = RankedTensorType::get(statsShape, type->getElementType());
+  auto op = nn::LayerNormOp::create(builder, loc,
+                                    TypeRange{*type, statsType, statsType},
+                                    *input, *weight, *bias,
+                                    builder.getF64FloatAttr(*eps));
+  finish(node, op);
+  return success();
+}
+
+LogicalResult NodeConverter::convertMaxPool(Node *node, bool withIndices) {
+  FailureOr<Value> input = getTensor(node, 0);
+  FailureOr<SmallVector<int64_t>> kernel = asPair(getIntList(node, 1));
+  FailureOr<SmallVector<int64_t>> stride = asPair(getIntList(node, 2));
+  FailureOr<SmallVector<int64_t>> padding = asPair(getIntList(node, 3));
+  FailureOr<SmallVector<int64_t>> dilation = asPair(getIntList(node, 4));
+  FailureOr<bool> ceilMode = getBool(node, 5);
+  FailureOr<RankedTensorType> type = getResultType(node);
+  if (failed(input) || failed(kernel) || failed(stride) || failed(padding) ||
+      failed(dilation) || failed(ceilMode) || failed(type))
+    return failure();
+  if (stride->empty())
+    stride = *kernel;
+  auto indicesType =
+      RankedTensorType::get(type->getShape(), builder.getI64Type());
+  auto op = nn::MaxPool2dOp::create(builder, loc, *type, indicesType, *input,
+                                    *kernel, *stride, *padding, *dilation,
+                                    *ceilMode);
+  finish(node, op, withIndices ? 2 : 1);
+  return success();
+}
+
+LogicalResult NodeConverter::convertAvgPool(Node *node) {
+  FailureOr<Value> input = getTensor(node, 0);
+  FailureOr<SmallVector<int64_t>> kernel = asPair(getIntList(node, 1));
+  FailureOr<SmallVector<int64_t>> stride = asPair(getIntList(node, 2));
+  FailureOr<SmallVector<int64_t>> padding = asPair(getIntList(node, 3));
+  FailureOr<bool> ceilMode = getBool(node, 4);
+  FailureOr<bool> countIncludePad = getBool(node, 5);
+  FailureOr<RankedTensorType> type = getResultType(node);
+  if (failed(input) || failed(kernel) || failed(stride) || failed(padding) ||
+      failed(ceilMode) || failed(countIncludePad) || failed(type))
+    return failure();
+  if (!isNone(node, 6))
+    return emitInputError(node, 6) << "is not supported (only None)";
+  if (stride->empty())
+    stride = *kernel;
+  finish(node, nn::AvgPool2dOp::create(builder, loc, *type, *input, *kernel,
+                                       *stride, *padding, *ceilMode,
+                                       *countIncludePad));
+  return success();
+}
+
+LogicalResult NodeConverter::convertUpsample(Node *node) {
+  FailureOr<Value> input = getTensor(node, 0);
+  FailureOr<bool> alignCorners = getBool(node, 2);
+  FailureOr<RankedTensorType> type = getResultType(node);
+  if (failed(input) || failed(alignCorners) || failed(type))
+    return failure();
+  // With scale factors ATen interpolates by 1/scale, which equals the size
+  // ratio the nn op uses only when the sizes scale exactly.
+  auto inputShape = cast<RankedTensorType>(input->getType()).getShape();
+  for (size_t index = 3; index < node->inputs().size(); ++index) {
+    std::optional<c10::IValue> scales = getConstant(node, index);
+    if (!scales || scales->isNone())
+      continue;
+    std::vector<double> factors;
+    if (scales->isDoubleList())
+      factors = scales->toDoubleVector();
+    else if (scales->isDouble())
+      factors.assign(2, scales->toDouble());
+    for (size_t d = 0; d < factors.size() && d < 2; ++d) {
+      double scaled = static_cast<double>(inputShape[2 + d]) * factors[d];
+      if (scaled != static_cast<double>(type->getShape()[2 + d]))
+        return emitInputError(node, index)
+               << "scales a size by a factor that does not give a whole "
+                  "size; give the output size instead";
+    }
+  }
+  finish(node, nn::UpsampleBilinear2dOp::create(builder, loc, *type, *input,
+                                                *alignCorners));
+  return success();
+}
+
+LogicalResult NodeConverter::convertLinear(Node *node) {
+  FailureOr<Value> input = getTensor(node, 0);
+  FailureOr<Value> weight = getTensor(node, 1);
+  FailureOr<Value> bias = getOptionalTensor(node, 2);
+  FailureOr<RankedTensorType> type = getResultType(node);
+  if (failed(input) || failed(weight) || failed(bias) || failed(type))
+    return failure();
+  finish(node,
+         nn::LinearOp::create(builder, loc, *type, *input, *weight, *bias));
+  return success();
+}
+
+LogicalResult NodeConverter::convertMatmul(Node *node) {
+  FailureOr<Value> lhs = getTensor(node, 0);
+  FailureOr<Value> rhs = getTensor(node, 1);
+  FailureOr<RankedTensorType> type = getResultType(node);
+  if (failed(lhs) || failed(rhs) || failed(type))
+    return failure();
+  auto lhsType = cast<RankedTensorType>(lhs->getType());
+  auto rhsType = cast<RankedTensorType>(rhs->getType());
+  if (lhsType.getRank() < 2 || lhsType.getRank() != rhsType.getRank() ||
+      lhsType.getShape().drop_back(2) != rhsType.getShape().drop_back(2))
+    return emitNodeError(node)
+           << "operands of types " << lhsType << " and " << rhsType
+           << ": only products of equal rank (at least 2) and equal batch "
+              "dimensions are supported";
+  finish(node, nn::MatmulOp::create(builder, loc, *type, *lhs, *rhs));
+  return success();
+}
+
+LogicalResult NodeConverter::convertEmbedding(Node *node) {
+  FailureOr<Value> weight = getTensor(node, 0);
+  FailureOr<Value> indices = getTensor(node, 1);
+  FailureOr<int64_t> paddingIdx = getInt(node, 2);
+  FailureOr<bool> scaleByFrequency = getBool(node, 3);
+  FailureOr<RankedTensorType> type = getResultType(node);
+  if (failed(weight) || failed(indices) || failed(paddingIdx) ||
+      failed(scaleByFrequency) || failed(type))
+    return failure();
+  if (*scaleByFrequency)
+    return emitInputError(node, 3) << "is not supported (only False)";
+  finish(node, nn::EmbeddingOp::create(builder, loc, *type, *weight, *indices,
+                                       *paddingIdx));
+  return success();
+}
+
+LogicalResult NodeConverter::convertSoftmax(Node *node, bool logarithmic) {
+  FailureOr<Value> input = getTensor(node, 0);
+  FailureOr<RankedTensorType> type = getResultType(node);
+  if (failed(input) || failed(type))
+    return failure();
+  FailureOr<int64_t> dim = getDim(node, 1, type->getRank());
+  if (failed(dim))
+    return failure();
+  // softmax(x, dim, dtype) takes a dtype; _softmax(x, dim, half_to_float).
+  std::optional<c10::IValue> third = getConstant(node, 2);
+  if (!third || !(third->isNone() || (third->isBool() && !third->toBool())))
+    return emitInputError(node, 2) << "is not supported (only None or False)";
+  Operation *op =
+      logarithmic
+          ? nn::LogSoftmaxOp::create(builder, loc, *type, *input, *dim)
+                .getOperation()
+          : nn::SoftmaxOp::create(builder, loc, *type, *input, *dim)
+                .getOperation();
+  finish(node, op);
+  return success();
+}
+
+LogicalResult NodeConverter::convertCrossEntropy(Node *node) {
+  FailureOr<Value> logits = getTensor(node, 0);
+  FailureOr<Value> labelValues = getTensor(node, 1);
+  FailureOr<int64_t> reduction = getInt(node, 3);
+  FailureOr<int64_t> ignoreIndex = getInt(node, 4);
+  FailureOr<double> smoothing = getDouble(node, 5);
+  FailureOr<RankedTensorType> type = getResultType(node);
+  if (failed(logits) || failed(labelValues) || failed(reduction) ||
+      failed(ignoreIndex) || failed(smoothing) || failed(type))
+    return failure();
+  if (!isNone(node, 2))
+    return emitInputError(node, 2) << "is not supported (only None)";
+  if (*reduction != 1)
+    return emitInputError(node, 3) << "is not supported (only 'mean')";
+  if (*smoothing != 0.0)
+    return emitInputError(node, 5) << "is not supported (only 0)";
+  labels.insert(*labelValues);
+  finish(node, nn::CrossEntropyOp::create(builder, loc, *type, *logits,
+                                          *labelValues, *ignoreIndex));
+  return success();
+}
+
+LogicalResult NodeConverter::convertDropout(Node *node) {
+  FailureOr<Value> input = getTensor(node, 0);
+  FailureOr<double> p = getDouble(node, 1);
+  FailureOr<bool> train = getBool(node, 2);
+  if (failed(input) || failed(p) || failed(train))
+    return failure();
+  if (!*train || *p == 0.0) {
+    map(node->output(), *input);
+    return success();
+  }
+  std::string path = getModulePath(node);
+  std::string name = (path.empty() ? std::string("dropout") : path) + ".seed";
+  if (dropoutCount++ > 0)
+    name += "." + std::to_string(dropoutCount);
+  Value seed = addArgument(RankedTensorType::get({}, builder.getI64Type()),
+                           name, "seed");
+  finish(node, nn::DropoutOp::create(builder, loc, input->getType(), *input,
+                                     seed, builder.getF64FloatAttr(*p)));
+  return success();
+}

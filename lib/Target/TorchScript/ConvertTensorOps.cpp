@@ -1,0 +1,373 @@
+//===- ConvertTensorOps.cpp - element-wise, shape ops and reductions ------===//
+//
+// Activations, arithmetic with tensors and scalars, reshapes and other
+// layout changes, concatenation and slicing, sums and means, and constant
+// fills.
+//
+//===----------------------------------------------------------------------===//
+
+#include "NodeConverter.h"
+
+#include "remat/Dialect/NN/IR/NNOps.h"
+
+#include <algorithm>
+
+using namespace mlir;
+using namespace mlir::remat;
+using namespace mlir::remat::torchscript;
+using Node = torch::jit::Node;
+
+std::optional<LogicalResult>
+NodeConverter::convertTensorOp(Node *node, llvm::StringRef kind) {
+  if (kind == "aten::relu" || kind == "aten::sigmoid" ||
+      kind == "aten::tanh" || kind == "aten::gelu")
+    return convertUnary(node, kind);
+  if (kind == "aten::add" || kind == "aten::sub" || kind == "aten::mul" ||
+      kind == "aten::div" || kind == "aten::rsub")
+    return convertBinary(node, kind);
+  if (kind == "aten::view" || kind == "aten::reshape" ||
+      kind == "aten::flatten" || kind == "aten::unsqueeze" ||
+      kind == "aten::squeeze")
+    return convertReshape(node);
+  if (kind == "aten::transpose")
+    return convertTranspose(node, /*isT=*/false);
+  if (kind == "aten::t")
+    return convertTranspose(node, /*isT=*/true);
+  if (kind == "aten::permute")
+    return convertPermute(node);
+  if (kind == "aten::expand" || kind == "aten::expand_as")
+    return convertExpand(node);
+  if (kind == "aten::cat")
+    return convertConcat(node);
+  if (kind == "aten::slice")
+    return convertSlice(node);
+  if (kind == "aten::select")
+    return convertSelect(node);
+  if (kind == "aten::sum")
+    return convertReduction(node, /*isMean=*/false);
+  if (kind == "aten::mean")
+    return convertReduction(node, /*isMean=*/true);
+  if (kind == "aten::zeros" || kind == "aten::ones" || kind == "aten::full" ||
+      kind == "aten::zeros_like" || kind == "aten::ones_like" ||
+      kind == "aten::full_like")
+    return convertFill(node, kind);
+  return std::nullopt;
+}
+
+LogicalResult NodeConverter::convertUnary(Node *node, llvm::StringRef kind) {
+  FailureOr<Value> input = getTensor(node, 0);
+  if (failed(input))
+    return failure();
+  Operation *op;
+  if (kind == "aten::gelu") {
+    FailureOr<std::string> approximate = getString(node, 1);
+    if (failed(approximate))
+      return failure();
+    op = nn::GeluOp::create(builder, loc, *input, *approximate);
+  } else if (kind == "aten::relu") {
+    op = nn::ReluOp::create(builder, loc, *input);
+  } else if (kind == "aten::sigmoid") {
+    op = nn::SigmoidOp::create(builder, loc, *input);
+  } else {
+    op = nn::TanhOp::create(builder, loc, *input);
+  }
+  finish(node, op);
+  return success();
+}
+
+/// The scalar value of a constant operand (a number, or a 0-d constant
+/// tensor as traced graphs record Python numbers), if it is one.
+static std::optional<double> getScalar(const std::optional<c10::IValue> &value) {
+  if (!value)
+    return std::nullopt;
+  if (value->isDouble())
+    return value->toDouble();
+  if (value->isInt())
+    return static_cast<double>(value->toInt());
+  if (value->isTensor() && value->toTensor().dim() == 0)
+    return value->toTensor().item<double>();
+  return std::nullopt;
+}
+
+LogicalResult NodeConverter::convertBinary(Node *node, llvm::StringRef kind) {
+  // add/sub/rsub take (self, other, alpha); div may take a rounding mode.
+  bool hasAlpha = kind == "aten::add" || kind == "aten::sub" ||
+                  kind == "aten::rsub";
+  double alpha = 1.0;
+  if (hasAlpha) {
+    FailureOr<double> value = getDouble(node, 2);
+    if (failed(value))
+      return failure();
+    alpha = *value;
+  }
+  if (kind == "aten::div" && node->inputs().size() > 2 && !isNone(node, 2))
+    return emitInputError(node, 2) << "is not supported (only None)";
+  FailureOr<Value> self = getTensor(node, 0);
+  FailureOr<RankedTensorType> type = getResultType(node);
+  if (failed(self) || failed(type))
+    return failure();
+
+  Value other = values.lookup(node->input(1));
+  std::optional<double> scalar = getScalar(getConstant(node, 1));
+  if (!other && !scalar)
+    return emitInputError(node, 1) << "must be a tensor or a number constant";
+
+  Operation *op;
+  if (scalar) {
+    // x op (alpha * c); rsub: alpha * c - x = (x * -1) + alpha * c.
+    double c = hasAlpha ? alpha * *scalar : *scalar;
+    if (kind == "aten::add")
+      op = nn::AddScalarOp::create(builder, loc, *self, builder.getF64FloatAttr(c));
+    else if (kind == "aten::sub")
+      op = nn::SubScalarOp::create(builder, loc, *self, builder.getF64FloatAttr(c));
+    else if (kind == "aten::mul")
+      op = nn::MulScalarOp::create(builder, loc, *self, builder.getF64FloatAttr(c));
+    else if (kind == "aten::div")
+      op = nn::DivScalarOp::create(builder, loc, *self, builder.getF64FloatAttr(c));
+    else
+      op = nn::AddScalarOp::create(
+          builder, loc,
+          nn::MulScalarOp::create(builder, loc, *self,
+                                  builder.getF64FloatAttr(-1.0)),
+          builder.getF64FloatAttr(c));
+    finish(node, op);
+    return success();
+  }
+  if (alpha != 1.0)
+    other = nn::MulScalarOp::create(builder, loc, other, builder.getF64FloatAttr(alpha));
+  if (kind == "aten::add")
+    op = nn::AddOp::create(builder, loc, *type, *self, other);
+  else if (kind == "aten::sub")
+    op = nn::SubOp::create(builder, loc, *type, *self, other);
+  else if (kind == "aten::rsub")
+    op = nn::SubOp::create(builder, loc, *type, other, *self);
+  else if (kind == "aten::mul")
+    op = nn::MulOp::create(builder, loc, *type, *self, other);
+  else
+    op = nn::DivOp::create(builder, loc, *type, *self, other);
+  finish(node, op);
+  return success();
+}
+
+LogicalResult NodeConverter::convertReshape(Node *node) {
+  FailureOr<Value> input = getTensor(node, 0);
+  FailureOr<RankedTensorType> type = getResultType(node);
+  if (failed(input) || failed(type))
+    return failure();
+  if (input->getType() == *type) {
+    map(node->output(), *input);
+    return success();
+  }
+  if (node->kind().toQualString() == llvm::StringRef("aten::flatten")) {
+    int64_t rank = cast<RankedTensorType>(input->getType()).getRank();
+    FailureOr<int64_t> start = getDim(node, 1, rank);
+    FailureOr<int64_t> end = getDim(node, 2, rank);
+    if (failed(start) || failed(end))
+      return failure();
+    finish(node,
+           nn::FlattenOp::create(builder, loc, *type, *input, *start, *end));
+    return success();
+  }
+  finish(node, nn::ReshapeOp::create(builder, loc, *type, *input));
+  return success();
+}
+
+LogicalResult NodeConverter::convertTranspose(Node *node, bool isT) {
+  FailureOr<Value> input = getTensor(node, 0);
+  FailureOr<RankedTensorType> type = getResultType(node);
+  if (failed(input) || failed(type))
+    return failure();
+  int64_t rank = type->getRank();
+  int64_t dim0 = 0, dim1 = 1;
+  if (!isT) {
+    FailureOr<int64_t> first = getDim(node, 1, rank);
+    FailureOr<int64_t> second = getDim(node, 2, rank);
+    if (failed(first) || failed(second))
+      return failure();
+    dim0 = *first;
+    dim1 = *second;
+  }
+  if (rank < 2 || dim0 == dim1) {
+    map(node->output(), *input);
+    return success();
+  }
+  finish(node,
+         nn::TransposeOp::create(builder, loc, *type, *input, dim0, dim1));
+  return success();
+}
+
+LogicalResult NodeConverter::convertPermute(Node *node) {
+  FailureOr<Value> input = getTensor(node, 0);
+  FailureOr<SmallVector<int64_t>> dims = getIntList(node, 1);
+  FailureOr<RankedTensorType> type = getResultType(node);
+  if (failed(input) || failed(dims) || failed(type))
+    return failure();
+  for (int64_t &dim : *dims)
+    if (dim < 0)
+      dim += type->getRank();
+  finish(node, nn::PermuteOp::create(builder, loc, *type, *input, *dims));
+  return success();
+}
+
+LogicalResult NodeConverter::convertExpand(Node *node) {
+  FailureOr<Value> input = getTensor(node, 0);
+  FailureOr<RankedTensorType> type = getResultType(node);
+  if (failed(input) || failed(type))
+    return failure();
+  if (input->getType() == *type) {
+    map(node->output(), *input);
+    return success();
+  }
+  finish(node, nn::BroadcastToOp::create(builder, loc, *type, *input));
+  return success();
+}
+
+LogicalResult NodeConverter::convertConcat(Node *node) {
+  auto list = tensorLists.find(node->input(0));
+  if (list == tensorLists.end())
+    return emitInputError(node, 0) << "must be a list of tensors built in the "
+                                      "graph";
+  FailureOr<RankedTensorType> type = getResultType(node);
+  if (failed(type))
+    return failure();
+  FailureOr<int64_t> dim = getDim(node, 1, type->getRank());
+  if (failed(dim))
+    return failure();
+  if (list->second.size() == 1) {
+    map(node->output(), list->second.front());
+    return success();
+  }
+  finish(node,
+         nn::ConcatOp::create(builder, loc, *type, list->second, *dim));
+  return success();
+}
+
+/// Python's rule for a slice bound: negative counts from the end, then
+/// clamped into [0, size].
+static int64_t normalizeBound(int64_t bound, int64_t size) {
+  if (bound < 0)
+    bound += size;
+  return std::clamp<int64_t>(bound, 0, size);
+}
+
+LogicalResult NodeConverter::convertSlice(Node *node) {
+  FailureOr<Value> input = getTensor(node, 0);
+  if (failed(input))
+    return failure();
+  auto inputType = cast<RankedTensorType>(input->getType());
+  FailureOr<int64_t> dim = getDim(node, 1, inputType.getRank());
+  FailureOr<int64_t> step = getInt(node, 4);
+  FailureOr<RankedTensorType> type = getResultType(node);
+  if (failed(dim) || failed(step) || failed(type))
+    return failure();
+  int64_t size = inputType.getDimSize(*dim);
+  int64_t start = 0, end = size;
+  if (!isNone(node, 2)) {
+    FailureOr<int64_t> value = getInt(node, 2);
+    if (failed(value))
+      return failure();
+    start = normalizeBound(*value, size);
+  }
+  if (!isNone(node, 3)) {
+    FailureOr<int64_t> value = getInt(node, 3);
+    if (failed(value))
+      return failure();
+    end = std::max(start, normalizeBound(*value, size));
+  }
+  if (start == 0 && end == size && *step == 1) {
+    map(node->output(), *input);
+    return success();
+  }
+  finish(node, nn::SliceOp::create(builder, loc, *type, *input, *dim, start,
+                                   end, *step));
+  return success();
+}
+
+LogicalResult NodeConverter::convertSelect(Node *node) {
+  FailureOr<Value> input = getTensor(node, 0);
+  if (failed(input))
+    return failure();
+  auto inputType = cast<RankedTensorType>(input->getType());
+  FailureOr<int64_t> dim = getDim(node, 1, inputType.getRank());
+  FailureOr<int64_t> index = getInt(node, 2);
+  FailureOr<RankedTensorType> type = getResultType(node);
+  if (failed(dim) || failed(index) || failed(type))
+    return failure();
+  int64_t size = inputType.getDimSize(*dim);
+  int64_t start = *index < 0 ? *index + size : *index;
+  if (start < 0 || start >= size)
+    return emitInputError(node, 2)
+           << "is " << *index << ", out of range for size " << size;
+  SmallVector<int64_t> slicedShape(inputType.getShape());
+  slicedShape[*dim] = 1;
+  auto sliced = nn::SliceOp::create(
+      builder, loc, RankedTensorType::get(slicedShape, type->getElementType()),
+      *input, *dim, start, start + 1, 1);
+  createdOps.push_back({sliced, getModulePath(node)});
+  finish(node, nn::ReshapeOp::create(builder, loc, *type, sliced));
+  return success();
+}
+
+LogicalResult NodeConverter::convertReduction(Node *node, bool isMean) {
+  FailureOr<Value> input = getTensor(node, 0);
+  FailureOr<RankedTensorType> type = getResultType(node);
+  if (failed(input) || failed(type))
+    return failure();
+  int64_t rank = cast<RankedTensorType>(input->getType()).getRank();
+  // sum(x, dtype) and mean(x, dtype) reduce everything; the .dim forms
+  // take (x, dims, keepdim, dtype).
+  SmallVector<int64_t> dims;
+  bool keepdim = false;
+  size_t dtypeIndex = 1;
+  if (node->inputs().size() == 4) {
+    dtypeIndex = 3;
+    FailureOr<bool> keep = getBool(node, 2);
+    if (failed(keep))
+      return failure();
+    keepdim = *keep;
+    if (!isNone(node, 1)) {
+      FailureOr<SmallVector<int64_t>> list = getIntList(node, 1);
+      if (failed(list))
+        return failure();
+      dims = *list;
+    }
+  }
+  if (!isNone(node, dtypeIndex))
+    return emitInputError(node, dtypeIndex) << "is not supported (only None)";
+  if (dims.empty())
+    for (int64_t d = 0; d < rank; ++d)
+      dims.push_back(d);
+  for (int64_t &dim : dims) {
+    if (dim < -rank || dim >= rank)
+      return emitInputError(node, 1)
+             << "holds " << dim << ", out of range for rank " << rank;
+    if (dim < 0)
+      dim += rank;
+  }
+  llvm::sort(dims);
+  Operation *op =
+      isMean ? nn::MeanOp::create(builder, loc, *type, *input, dims, keepdim)
+                   .getOperation()
+             : nn::SumOp::create(builder, loc, *type, *input, dims, keepdim)
+                   .getOperation();
+  finish(node, op);
+  return success();
+}
+
+LogicalResult NodeConverter::convertFill(Node *node, llvm::StringRef kind) {
+  FailureOr<RankedTensorType> type = getResultType(node);
+  if (failed(type))
+    return failure();
+  double value = kind.contains("ones") ? 1.0 : 0.0;
+  if (kind == "aten::full" || kind == "aten::full_like") {
+    FailureOr<double> fill = getDouble(node, 1);
+    if (failed(fill))
+      return failure();
+    value = *fill;
+  }
+  if (!isa<FloatType>(type->getElementType()))
+    return emitNodeError(node) << "fills of integer tensors are not supported";
+  finish(node, nn::FullOp::create(builder, loc, *type,
+                                  builder.getF64FloatAttr(value)));
+  return success();
+}

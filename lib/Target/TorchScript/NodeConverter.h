@@ -1,0 +1,132 @@
+//===- NodeConverter.h - TorchScript nodes into nn ops ----------*- C++ -*-===//
+//
+// Internal to the TorchScript importer (includes LibTorch). Converts the
+// nodes of a prepared graph (TorchGraph.h), in order, into nn ops in one
+// block: each ATen op into the nn op that mirrors it, constants into
+// attributes, in-graph tensor lists into operand lists.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef REMAT_LIB_TARGET_TORCHSCRIPT_NODECONVERTER_H
+#define REMAT_LIB_TARGET_TORCHSCRIPT_NODECONVERTER_H
+
+#include "TorchGraph.h"
+
+#include "mlir/IR/Builders.h"
+#include "llvm/ADT/DenseMap.h"
+#include "llvm/ADT/MapVector.h"
+
+#include <functional>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace mlir::remat::torchscript {
+
+class NodeConverter {
+public:
+  /// Adds a function argument (dropout seeds) named `name` with `role`.
+  using AddArgument =
+      std::function<Value(Type type, llvm::StringRef name, llvm::StringRef role)>;
+
+  NodeConverter(Block *body, Location fileLoc, AddArgument addArgument);
+
+  /// Makes `value` stand for the graph value `graphValue` (inputs).
+  void map(const torch::jit::Value *graphValue, Value value);
+  /// The converted value of a tensor-typed graph value, or null.
+  Value lookup(const torch::jit::Value *graphValue) const;
+
+  /// Converts `node` after the ops converted so far.
+  LogicalResult convert(torch::jit::Node *node);
+
+  /// An nn op the conversion created, with the path of the module whose code
+  /// produced it ("" for the top-level module): the basis of its name.
+  struct CreatedOp {
+    Operation *op;
+    std::string modulePath;
+  };
+  const std::vector<CreatedOp> &getCreatedOps() const { return createdOps; }
+
+  /// Running statistics replaced by batch norms: the argument, then the
+  /// value that holds its update after the whole forward.
+  const llvm::MapVector<Value, Value> &getBufferUpdates() const {
+    return bufferUpdates;
+  }
+  /// Whether `value` is used as the labels of a loss.
+  bool isLabel(Value value) const { return labels.contains(value); }
+
+private:
+  using Node = torch::jit::Node;
+
+  // Dispatch groups (ConvertNetworkOps.cpp and ConvertTensorOps.cpp). Each
+  // returns std::nullopt when it does not handle the node's kind.
+  std::optional<LogicalResult> convertNetworkOp(Node *node, llvm::StringRef kind);
+  std::optional<LogicalResult> convertTensorOp(Node *node, llvm::StringRef kind);
+
+  LogicalResult convertConvolution(Node *node, llvm::StringRef kind);
+  LogicalResult convertBatchNorm(Node *node);
+  LogicalResult convertLayerNorm(Node *node);
+  LogicalResult convertMaxPool(Node *node, bool withIndices);
+  LogicalResult convertAvgPool(Node *node);
+  LogicalResult convertLinear(Node *node);
+  LogicalResult convertMatmul(Node *node);
+  LogicalResult convertEmbedding(Node *node);
+  LogicalResult convertSoftmax(Node *node, bool logarithmic);
+  LogicalResult convertCrossEntropy(Node *node);
+  LogicalResult convertDropout(Node *node);
+  LogicalResult convertUpsample(Node *node);
+
+  LogicalResult convertUnary(Node *node, llvm::StringRef kind);
+  LogicalResult convertBinary(Node *node, llvm::StringRef kind);
+  LogicalResult convertReshape(Node *node);
+  LogicalResult convertTranspose(Node *node, bool isT);
+  LogicalResult convertPermute(Node *node);
+  LogicalResult convertExpand(Node *node);
+  LogicalResult convertConcat(Node *node);
+  LogicalResult convertSlice(Node *node);
+  LogicalResult convertSelect(Node *node);
+  LogicalResult convertReduction(Node *node, bool isMean);
+  LogicalResult convertFill(Node *node, llvm::StringRef kind);
+
+  // Operands and constants. Each getter emits an error naming the operand
+  // and fails when the node's input is not what it needs.
+  FailureOr<Value> getTensor(Node *node, size_t index);
+  /// The tensor at `index`, or null when the input is None.
+  FailureOr<Value> getOptionalTensor(Node *node, size_t index);
+  std::optional<c10::IValue> getConstant(Node *node, size_t index);
+  bool isNone(Node *node, size_t index);
+  FailureOr<int64_t> getInt(Node *node, size_t index);
+  FailureOr<double> getDouble(Node *node, size_t index);
+  FailureOr<bool> getBool(Node *node, size_t index);
+  FailureOr<std::string> getString(Node *node, size_t index);
+  FailureOr<SmallVector<int64_t>> getIntList(Node *node, size_t index);
+  /// A dimension index normalized into [0, rank).
+  FailureOr<int64_t> getDim(Node *node, size_t index, int64_t rank);
+  /// The full type of the node's result `index`.
+  FailureOr<RankedTensorType> getResultType(Node *node, size_t index = 0);
+
+  /// Records `op` as created for `node` and maps the node's first outputs
+  /// to the op's first results.
+  void finish(Node *node, Operation *op, unsigned mappedResults = 1);
+  InFlightDiagnostic emitNodeError(Node *node);
+  InFlightDiagnostic emitInputError(Node *node, size_t index);
+
+  OpBuilder builder;
+  Location fileLoc;
+  Location loc; ///< the location of the node being converted
+  AddArgument addArgument;
+  llvm::DenseMap<const torch::jit::Value *, Value> values;
+  llvm::DenseMap<const torch::jit::Value *, SmallVector<Value>> tensorLists;
+  std::vector<CreatedOp> createdOps;
+  llvm::MapVector<Value, Value> bufferUpdates;
+  llvm::DenseSet<Value> labels;
+  unsigned dropoutCount = 0;
+};
+
+/// The dot-joined instance names of the modules whose code `node` came
+/// from, outermost first ("layer1.0.conv1"); "" at the top level.
+std::string getModulePath(const torch::jit::Node *node);
+
+} // namespace mlir::remat::torchscript
+
+#endif // REMAT_LIB_TARGET_TORCHSCRIPT_NODECONVERTER_H

@@ -1,0 +1,283 @@
+//===- TorchScriptImport.cpp - a TorchScript module as one nn function ----===//
+//
+// Loads the module, prepares its forward graph (PrepareGraph.cpp), converts
+// its nodes (NodeConverter), and assembles the function: arguments with
+// names and roles, results, op names from module paths, and the weights.
+//
+//===----------------------------------------------------------------------===//
+
+#include "remat/Target/TorchScript/TorchScriptImport.h"
+
+#include "NodeConverter.h"
+
+#include "remat/Dialect/NN/IR/NNDialect.h"
+#include "remat/Dialect/Remat/IR/RematDialect.h"
+
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/IR/Diagnostics.h"
+#include "mlir/IR/Verifier.h"
+#include "llvm/ADT/StringSet.h"
+#include "llvm/Support/FileSystem.h"
+
+#include <cstring>
+#include <map>
+
+using namespace mlir;
+using namespace mlir::remat;
+using namespace mlir::remat::torchscript;
+namespace jit = torch::jit;
+
+namespace {
+struct ArgumentInfo {
+  std::string name;
+  std::string role;
+};
+
+/// Assembles the imported function around the converted body.
+class FunctionAssembler {
+public:
+  FunctionAssembler(PreparedGraph &prepared, Location fileLoc,
+                    const TorchScriptImportOptions &options)
+      : prepared(prepared), fileLoc(fileLoc), options(options),
+        body(std::make_unique<Block>()) {}
+
+  FailureOr<OwningOpRef<ModuleOp>> run();
+
+private:
+  LogicalResult addArguments();
+  Value addArgument(Type type, llvm::StringRef name, llvm::StringRef role);
+  LogicalResult collectResults(NodeConverter &converter);
+  void nameOps(NodeConverter &converter);
+
+  PreparedGraph &prepared;
+  Location fileLoc;
+  const TorchScriptImportOptions &options;
+  std::unique_ptr<Block> body;
+  std::vector<ArgumentInfo> arguments;
+  SmallVector<Value> results;
+  std::vector<std::string> resultNames;
+  llvm::StringSet<> usedNames;
+};
+} // namespace
+
+Value FunctionAssembler::addArgument(Type type, llvm::StringRef name,
+                                     llvm::StringRef role) {
+  std::string unique = name.str();
+  for (int k = 2; usedNames.contains(unique); ++k)
+    unique = name.str() + "." + std::to_string(k);
+  usedNames.insert(unique);
+  arguments.push_back({unique, role.str()});
+  return body->addArgument(type, fileLoc);
+}
+
+LogicalResult FunctionAssembler::addArguments() {
+  for (auto [name, type] :
+       llvm::zip_equal(prepared.inputNames, options.inputTypes))
+    addArgument(type, name, "input");
+  for (const LiftedTensor &lifted : prepared.lifted) {
+    Type elementType =
+        getElementType(fileLoc.getContext(), lifted.value.scalar_type());
+    if (!elementType)
+      return emitError(fileLoc)
+             << (lifted.isBuffer ? "buffer '" : "parameter '") << lifted.name
+             << "' has element type "
+             << c10::toString(lifted.value.scalar_type())
+             << ", which the nn dialect does not take";
+    std::vector<int64_t> sizes = lifted.value.sizes().vec();
+    addArgument(RankedTensorType::get(sizes, elementType), lifted.name,
+                lifted.isBuffer ? "buffer" : "weight");
+  }
+  return success();
+}
+
+LogicalResult FunctionAssembler::collectResults(NodeConverter &converter) {
+  auto outputs = prepared.graph->outputs();
+  for (size_t i = 0; i < outputs.size(); ++i) {
+    Value value = converter.lookup(outputs[i]);
+    if (!value)
+      return emitError(fileLoc)
+             << "the forward returns a value of type '"
+             << outputs[i]->type()->repr_str()
+             << "'; an imported function returns tensors only";
+    results.push_back(value);
+    resultNames.push_back(outputs.size() == 1
+                              ? std::string("output")
+                              : "output." + std::to_string(i));
+  }
+  for (auto [buffer, update] : converter.getBufferUpdates()) {
+    auto argument = dyn_cast<BlockArgument>(buffer);
+    if (!argument || argument.getOwner() != body.get())
+      continue;
+    results.push_back(update);
+    resultNames.push_back(arguments[argument.getArgNumber()].name + ".new");
+  }
+  return success();
+}
+
+/// Names each op after the module that produced it: the module's path when
+/// it produced one op, else the path and the op's kind; duplicates get .2,
+/// .3, ...
+void FunctionAssembler::nameOps(NodeConverter &converter) {
+  std::map<std::string, int> opsPerPath;
+  for (const NodeConverter::CreatedOp &created : converter.getCreatedOps())
+    ++opsPerPath[created.modulePath];
+  Builder b(fileLoc.getContext());
+  for (const NodeConverter::CreatedOp &created : converter.getCreatedOps()) {
+    std::string kind = created.op->getName().stripDialect().str();
+    std::string base = created.modulePath;
+    if (base.empty())
+      base = kind;
+    else if (opsPerPath[created.modulePath] > 1)
+      base += "." + kind;
+    std::string name = base;
+    for (int k = 2; usedNames.contains(name); ++k)
+      name = base + "." + std::to_string(k);
+    usedNames.insert(name);
+    created.op->setAttr(attr::kName, b.getStringAttr(name));
+    created.op->setAttr(attr::kPhase, b.getStringAttr("forward"));
+  }
+}
+
+FailureOr<OwningOpRef<ModuleOp>> FunctionAssembler::run() {
+  if (failed(addArguments()))
+    return failure();
+  NodeConverter converter(
+      body.get(), fileLoc,
+      [this](Type type, llvm::StringRef name, llvm::StringRef role) {
+        return addArgument(type, name, role);
+      });
+  for (auto [input, argument] :
+       llvm::zip(prepared.graph->inputs(), body->getArguments()))
+    converter.map(input, argument);
+  for (jit::Node *node : prepared.graph->nodes())
+    if (failed(converter.convert(node)))
+      return failure();
+  if (failed(collectResults(converter)))
+    return failure();
+  for (auto [info, argument] : llvm::zip(arguments, body->getArguments()))
+    if (info.role == "input" && converter.isLabel(argument))
+      info.role = "label";
+  nameOps(converter);
+
+  MLIRContext *context = fileLoc.getContext();
+  OpBuilder builder(context);
+  OwningOpRef<ModuleOp> module = ModuleOp::create(fileLoc);
+  builder.setInsertionPointToEnd(body.get());
+  func::ReturnOp::create(builder, fileLoc, results);
+  builder.setInsertionPointToEnd(module->getBody());
+  auto function = func::FuncOp::create(
+      builder, fileLoc, options.functionName,
+      builder.getFunctionType(body->getArgumentTypes(),
+                              ValueRange(results).getTypes()));
+  function.getBody().push_back(body.release());
+  for (auto [index, info] : llvm::enumerate(arguments)) {
+    function.setArgAttr(index, attr::kName, builder.getStringAttr(info.name));
+    function.setArgAttr(index, attr::kRole, builder.getStringAttr(info.role));
+  }
+  for (auto [index, name] : llvm::enumerate(resultNames))
+    function.setResultAttr(index, attr::kName, builder.getStringAttr(name));
+  if (!options.weightsPath.empty())
+    function->setAttr(attr::kWeights,
+                      builder.getStringAttr(options.weightsPath));
+  if (failed(verify(*module)))
+    return failure();
+  return module;
+}
+
+//===----------------------------------------------------------------------===//
+// Weights
+//===----------------------------------------------------------------------===//
+
+static FailureOr<NpyArray> toNpy(const at::Tensor &tensor, Location loc,
+                                 llvm::StringRef name) {
+  NpyArray array;
+  switch (tensor.scalar_type()) {
+  case c10::ScalarType::Float:
+    array.type = NpyType::F32;
+    break;
+  case c10::ScalarType::Double:
+    array.type = NpyType::F64;
+    break;
+  case c10::ScalarType::Half:
+    array.type = NpyType::F16;
+    break;
+  case c10::ScalarType::BFloat16:
+    array.type = NpyType::BF16;
+    break;
+  case c10::ScalarType::Long:
+    array.type = NpyType::I64;
+    break;
+  case c10::ScalarType::Int:
+    array.type = NpyType::I32;
+    break;
+  default:
+    return emitError(loc) << "weight '" << name << "' has element type "
+                          << c10::toString(tensor.scalar_type())
+                          << ", which cannot be written";
+  }
+  at::Tensor contiguous = tensor.detach().contiguous();
+  array.shape = contiguous.sizes().vec();
+  array.data.resize(contiguous.nbytes());
+  std::memcpy(array.data.data(), contiguous.data_ptr(), contiguous.nbytes());
+  return array;
+}
+
+//===----------------------------------------------------------------------===//
+// Entry point
+//===----------------------------------------------------------------------===//
+
+/// The first line of a LibTorch error, without its backtrace.
+static std::string getMessage(const std::exception &error) {
+  const char *text = error.what();
+  if (auto *c10Error = dynamic_cast<const c10::Error *>(&error))
+    text = c10Error->what_without_backtrace();
+  llvm::StringRef message(text);
+  return message.take_until([](char c) { return c == '\n'; }).trim().str();
+}
+
+static FailureOr<TorchScriptImport>
+importLoaded(jit::Module &module, const TorchScriptImportOptions &options,
+             Location fileLoc) {
+  FailureOr<PreparedGraph> prepared =
+      prepareGraph(module, options.inputTypes, fileLoc);
+  if (failed(prepared))
+    return failure();
+  FunctionAssembler assembler(*prepared, fileLoc, options);
+  FailureOr<OwningOpRef<ModuleOp>> imported = assembler.run();
+  if (failed(imported))
+    return failure();
+  TorchScriptImport result;
+  result.module = std::move(*imported);
+  for (const LiftedTensor &lifted : prepared->lifted) {
+    FailureOr<NpyArray> array = toNpy(lifted.value, fileLoc, lifted.name);
+    if (failed(array))
+      return failure();
+    result.weights.push_back({lifted.name, std::move(*array)});
+  }
+  return result;
+}
+
+FailureOr<TorchScriptImport>
+remat::importTorchScript(llvm::StringRef path,
+                         const TorchScriptImportOptions &options,
+                         MLIRContext *context) {
+  context->loadDialect<func::FuncDialect, nn::NNDialect, RematDialect>();
+  Location fileLoc = FileLineColLoc::get(context, path, 0, 0);
+  if (!llvm::sys::fs::is_regular_file(path))
+    return emitError(fileLoc) << "cannot read '" << path
+                              << "': no such file";
+  jit::Module module;
+  try {
+    module = jit::load(path.str());
+  } catch (const std::exception &error) {
+    return emitError(fileLoc) << "cannot load '" << path
+                              << "' as a TorchScript module: "
+                              << getMessage(error);
+  }
+  try {
+    return importLoaded(module, options, fileLoc);
+  } catch (const std::exception &error) {
+    return emitError(fileLoc) << "LibTorch failed while importing: "
+                              << getMessage(error);
+  }
+}

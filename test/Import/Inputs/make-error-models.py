@@ -1,0 +1,77 @@
+#!/usr/bin/python3
+"""make-error-models.py OUTDIR - TorchScript models that remat-import rejects.
+
+Each is a small scripted module whose forward takes one 2x4 float input
+(`labels.pt` also takes labels) and hits one error of the importer.
+"""
+
+import os
+import sys
+
+import torch
+import torch.nn as nn
+import torch.nn.functional as F
+
+
+class Unsupported(nn.Module):
+    def forward(self, x):
+        return torch.cumsum(x, 1)
+
+
+class DataDependentBranch(nn.Module):
+    def forward(self, x):
+        if bool(x.sum() > 0):
+            return x * 2.0
+        return x
+
+
+class UpdatesInput(nn.Module):
+    def forward(self, x):
+        x.add_(1.0)
+        return x * 2.0
+
+
+class InferenceBatchNorm(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.register_buffer("mean", torch.zeros(4))
+        self.register_buffer("var", torch.ones(4))
+
+    def forward(self, x):
+        return F.batch_norm(x, self.mean, self.var, training=False)
+
+
+class ReturnsNumber(nn.Module):
+    def forward(self, x):
+        return x.relu(), x.size(0)
+
+
+class Labels(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.fc = nn.Linear(4, 3)
+
+    def forward(self, x, labels):
+        return F.cross_entropy(self.fc(x), labels)
+
+
+MODELS = {
+    "unsupported": Unsupported,
+    "branch": DataDependentBranch,
+    "updates-input": UpdatesInput,
+    "inference-bn": InferenceBatchNorm,
+    "returns-number": ReturnsNumber,
+    "labels": Labels,
+}
+
+
+def main():
+    outdir = sys.argv[1]
+    os.makedirs(outdir, exist_ok=True)
+    torch.manual_seed(0)
+    for name, make in MODELS.items():
+        torch.jit.script(make()).save(os.path.join(outdir, name + ".pt"))
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,68 @@
+#!/usr/bin/python3
+"""make-op-models.py OUTDIR - models that reach the importer's other ops.
+
+  ops.{scripted,traced}.pt       pooling, upsampling, activations, slicing,
+                                 concatenation, broadcasting, reductions,
+                                 fills and softmaxes on a 2x3x8x8 input
+  dropout.{scripted,traced}.pt   dropout, which becomes nn.dropout with a
+                                 seed argument (its mask is remat's, so it is
+                                 not compared with PyTorch's)
+"""
+
+import os
+import sys
+
+import torch
+import torch.nn as nn
+import torch.nn.functional as F
+
+
+class Ops(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.conv = nn.Conv2d(3, 4, 3, padding=1)
+        self.norm = nn.LayerNorm(8, elementwise_affine=False)
+        self.bn = nn.BatchNorm2d(4, affine=False)
+
+    def forward(self, x):
+        y = self.bn(self.conv(x))
+        a = F.max_pool2d(y, 2)
+        b = F.avg_pool2d(y, kernel_size=3, stride=2, padding=1)
+        up = F.interpolate(a, scale_factor=2.0, mode="bilinear",
+                           align_corners=False)
+        z = torch.sigmoid(up) * torch.tanh(y) - 0.5 * y
+        z = torch.cat([z, y], dim=1)[:, 2:6]
+        row = z.select(2, 0).unsqueeze(2)
+        z = self.norm(z + row.expand_as(z)) / 3.0
+        w = torch.ones_like(z) + 1 - z
+        pooled = b.sum(dim=[2, 3]) + torch.log_softmax(a.mean(dim=(2, 3)), 1)
+        logits = torch.softmax(w.flatten(1), dim=-1).reshape(2, 4, 64)
+        return logits.transpose(1, 2).mean(), pooled
+
+
+class Dropout(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.fc = nn.Linear(8, 8)
+        self.drop = nn.Dropout(0.25)
+
+    def forward(self, x):
+        return self.drop(self.fc(x))
+
+
+def main():
+    outdir = sys.argv[1]
+    os.makedirs(outdir, exist_ok=True)
+    for name, make, example in [("ops", Ops, torch.randn(2, 3, 8, 8)),
+                                ("dropout", Dropout, torch.randn(2, 8))]:
+        torch.manual_seed(0)
+        model = make().train()
+        torch.jit.script(model).save(os.path.join(outdir, name + ".scripted.pt"))
+        state = {k: v.clone() for k, v in model.state_dict().items()}
+        traced = torch.jit.trace(model, (example,), check_trace=False)
+        traced.load_state_dict(state)
+        traced.save(os.path.join(outdir, name + ".traced.pt"))
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,134 @@
+//===- remat-import.cpp - TorchScript models into the nn dialect ----------===//
+//
+//   remat-import MODEL.pt --input-shape=31x3x224x224xf32 [...] -o MODEL.mlir
+//                [--weights=DIR] [--function-name=NAME]
+//
+// Imports the forward method of a module saved by torch.jit.save (scripted
+// or traced) as one nn function, in training mode, with every parameter and
+// buffer a named argument, and writes the weights as a directory of
+// <argument name>.npy files that the function's `remat.weights` names
+// (MODEL.mlir.weights beside the output, or --weights). Nothing is written
+// when the import fails.
+//
+//===----------------------------------------------------------------------===//
+
+#include "remat/Target/TorchScript/TorchScriptImport.h"
+
+#include "mlir/AsmParser/AsmParser.h"
+#include "mlir/IR/Diagnostics.h"
+#include "mlir/IR/MLIRContext.h"
+#include "mlir/Support/FileUtilities.h"
+#include "llvm/Support/CommandLine.h"
+#include "llvm/Support/FileSystem.h"
+#include "llvm/Support/InitLLVM.h"
+#include "llvm/Support/Path.h"
+#include "llvm/Support/Process.h"
+#include "llvm/Support/SourceMgr.h"
+#include "llvm/Support/ToolOutputFile.h"
+#include "llvm/Support/raw_ostream.h"
+
+using namespace mlir;
+using namespace mlir::remat;
+namespace cl = llvm::cl;
+
+static cl::opt<std::string> modelFile(cl::Positional, cl::Required,
+                                      cl::desc("<model.pt>"));
+static cl::opt<std::string> outputFile("o", cl::init("-"),
+                                       cl::desc("Output MLIR file"),
+                                       cl::value_desc("filename"));
+static cl::list<std::string> inputShapes(
+    "input-shape", cl::CommaSeparated,
+    cl::desc("Full type of each input of forward, in order, batch included "
+             "(31x3x224x224xf32, 31xi64)"));
+static cl::opt<std::string>
+    weightsOption("weights",
+                  cl::desc("Weights directory (default: <output>.weights; "
+                           "required when the MLIR goes to stdout)"),
+                  cl::value_desc("dir"));
+static cl::opt<std::string> functionName("function-name", cl::init("forward"),
+                                         cl::desc("Name of the function"));
+
+static int fail(const llvm::Twine &message) {
+  llvm::errs() << "remat-import: error: " << message << "\n";
+  return 1;
+}
+
+/// Parses "31x3x224x224xf32" into a statically shaped tensor type.
+static FailureOr<RankedTensorType> parseInputShape(llvm::StringRef text,
+                                                   MLIRContext &context) {
+  // Keep the parser's own diagnostics out: one message per bad option.
+  ScopedDiagnosticHandler quiet(&context, [](Diagnostic &) { return success(); });
+  Type type = parseType(("tensor<" + text + ">").str(), &context);
+  auto tensor = llvm::dyn_cast_if_present<RankedTensorType>(type);
+  if (!tensor || !tensor.hasStaticShape() || tensor.getRank() == 0)
+    return failure();
+  return tensor;
+}
+
+/// Writes each weight as <dir>/<name>.npy: first into a fresh sibling
+/// directory, which then replaces `dir`, so that a failure leaves no
+/// half-written weights.
+static bool writeWeights(llvm::StringRef dir,
+                         const std::vector<ImportedWeight> &weights) {
+  std::string staging =
+      (dir + ".tmp" + llvm::Twine(llvm::sys::Process::getProcessId())).str();
+  llvm::sys::fs::remove_directories(staging);
+  if (std::error_code code = llvm::sys::fs::create_directories(staging))
+    return fail("cannot create '" + staging + "': " + code.message()), false;
+  for (const ImportedWeight &weight : weights) {
+    llvm::SmallString<256> path(staging);
+    llvm::sys::path::append(path, weight.name + ".npy");
+    std::string error;
+    if (!writeNpy(path, weight.array, error)) {
+      llvm::sys::fs::remove_directories(staging);
+      return fail(error), false;
+    }
+  }
+  llvm::sys::fs::remove_directories(dir);
+  if (std::error_code code = llvm::sys::fs::rename(staging, dir)) {
+    llvm::sys::fs::remove_directories(staging);
+    return fail("cannot write '" + dir + "': " + code.message()), false;
+  }
+  return true;
+}
+
+int main(int argc, char **argv) {
+  llvm::InitLLVM init(argc, argv);
+  cl::ParseCommandLineOptions(
+      argc, argv, "remat-import: a TorchScript model as an nn function\n");
+  if (outputFile == "-" && weightsOption.empty())
+    return fail("writing the MLIR to stdout needs --weights=DIR for the "
+                "weights");
+
+  MLIRContext context;
+  TorchScriptImportOptions options;
+  for (const std::string &shape : inputShapes) {
+    FailureOr<RankedTensorType> type = parseInputShape(shape, context);
+    if (failed(type))
+      return fail("--input-shape '" + shape +
+                  "' is not a full shape and element type such as "
+                  "31x3x224x224xf32");
+    options.inputTypes.push_back(*type);
+  }
+  options.functionName = functionName;
+  options.weightsPath =
+      weightsOption.empty() ? outputFile + ".weights" : weightsOption;
+
+  llvm::SourceMgr sourceMgr;
+  SourceMgrDiagnosticHandler handler(sourceMgr, &context);
+  FailureOr<TorchScriptImport> imported =
+      importTorchScript(modelFile, options, &context);
+  if (failed(imported))
+    return 1;
+
+  std::string error;
+  std::unique_ptr<llvm::ToolOutputFile> output =
+      openOutputFile(outputFile, &error);
+  if (!output)
+    return fail(error);
+  if (!writeWeights(options.weightsPath, imported->weights))
+    return 1;
+  imported->module->print(output->os());
+  output->keep();
+  return 0;
+}
