@@ -10,7 +10,7 @@ from lit.llvm import llvm_config
 config.name = "remat"
 config.test_format = lit.formats.ShTest(not llvm_config.use_lit_shell)
 config.suffixes = [".mlir", ".json", ".test"]
-config.excludes = ["CMakeLists.txt", "lit.cfg.py", "lit.site.cfg.py", "Inputs", "Consumer"]
+config.excludes = ["CMakeLists.txt", "lit.cfg.py", "lit.site.cfg.py", "Inputs", "Consumer", "Utils"]
 config.test_source_root = os.path.dirname(__file__)
 config.test_exec_root = os.path.join(config.remat_obj_root, "test")
 

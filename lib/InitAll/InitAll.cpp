@@ -8,6 +8,7 @@
 #include "remat/InitAll.h"
 
 #include "remat/Dialect/NN/IR/NNDialect.h"
+#include "remat/Dialect/NN/Transforms/GradientRules.h"
 #include "remat/Dialect/Remat/IR/RematDialect.h"
 #include "remat/Interfaces/UpstreamCostModels.h"
 #include "remat/Transforms/Passes.h"
@@ -21,6 +22,7 @@
 
 void mlir::remat::registerRematDialects(DialectRegistry &registry) {
   registry.insert<nn::NNDialect, RematDialect>();
+  nn::registerGradientRules(registry);
 }
 
 void mlir::remat::registerAllDialects(DialectRegistry &registry) {

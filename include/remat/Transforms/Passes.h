@@ -8,6 +8,7 @@
 #ifndef REMAT_TRANSFORMS_PASSES_H
 #define REMAT_TRANSFORMS_PASSES_H
 
+#include "remat/Dialect/NN/IR/NNDialect.h"
 #include "remat/Support/ByteSize.h"
 
 #include "mlir/IR/BuiltinOps.h"

@@ -10,6 +10,49 @@
 
 include "mlir/Pass/PassBase.td"
 
+def RematAutodiffPass : Pass<"remat-autodiff", "::mlir::ModuleOp"> {
+  let summary = "Build the training step (loss, backward, optimizer update) from a forward function";
+  let description = [{
+    Rewrites every function of the module from a forward function into a
+    whole training step: with `loss=cross-entropy`, the first result (logits
+    [N, C]) becomes its cross entropy against the `label` argument (added
+    when missing); with `loss=none` the first result must already be a
+    scalar loss. The backward pass follows, built op by op in reverse from
+    each op's gradient rule (the gradient op interface), only through ops
+    between a weight and the loss; a value used several times sums its
+    gradients. Then, per argument with role `weight`, its gradient
+    (`optimizer=none`) or its SGD or Adam update with the optimizer state as
+    new arguments and results. The forward's other results (batch-norm
+    running statistics) stay results.
+
+    ```mlir
+    // remat-autodiff{loss=cross-entropy optimizer=sgd lr=0.1 momentum=0.9}
+    %loss = nn.cross_entropy %logits, %labels {remat.name = "loss", ...}
+    %seed = nn.full 1.0 {remat.name = "loss.grad_seed", remat.phase = "backward"}
+    %dlogits = nn.cross_entropy_backward %seed, %logits, %labels {remat.name = "loss.grad", ...}
+    ...
+    %w1, %buf1 = nn.sgd %w, %dw, %buf {remat.name = "fc.weight.sgd", remat.phase = "update", ...}
+    ```
+  }];
+  let dependentDialects = ["::mlir::nn::NNDialect"];
+  let options = [
+    Option<"loss", "loss", "std::string", /*default=*/"\"none\"",
+           "none (the first result is the loss) or cross-entropy (the first "
+           "result is logits)">,
+    Option<"optimizer", "optimizer", "std::string", /*default=*/"\"none\"",
+           "none (gradients as results), sgd or adam">,
+    Option<"lr", "lr", "double", /*default=*/"0.0",
+           "Learning rate (0: SGD 0.01, Adam 0.001)">,
+    Option<"momentum", "momentum", "double", /*default=*/"0.0",
+           "SGD momentum">,
+    Option<"weightDecay", "weight-decay", "double", /*default=*/"0.0",
+           "SGD and Adam weight decay">,
+    Option<"beta1", "beta1", "double", /*default=*/"0.9", "Adam beta1">,
+    Option<"beta2", "beta2", "double", /*default=*/"0.999", "Adam beta2">,
+    Option<"eps", "eps", "double", /*default=*/"1e-8", "Adam epsilon">,
+  ];
+}
+
 def RematRematerializePass : Pass<"remat-rematerialize", "::mlir::ModuleOp"> {
   let summary = "Keep or recompute activations so that the step fits a byte budget";
   let description = [{

@@ -4,9 +4,11 @@
   compare-npy.py EXPECTED_DIR ACTUAL_DIR [--rtol R] [--atol A]
 
 Every EXPECTED_DIR/<name>.npy must exist in ACTUAL_DIR with the same shape
-and dtype and agree element-wise: |actual - expected| <= atol + rtol *
-|expected|. ACTUAL_DIR may hold no array that EXPECTED_DIR lacks. Prints the
-largest differences; exits 1 on any mismatch.
+and dtype and agree: max |actual - expected| <= atol + rtol * max |expected|
+(the largest difference relative to the array's largest magnitude, so that
+rounding in sums of many terms is judged against the sum's scale).
+ACTUAL_DIR may hold no array that EXPECTED_DIR lacks. Prints the largest
+differences; exits 1 on any mismatch.
 """
 
 import argparse
@@ -44,9 +46,11 @@ def main():
             ok = False
             continue
         diff = np.abs(got.astype(np.float64) - want.astype(np.float64))
-        bound = args.atol + args.rtol * np.abs(want.astype(np.float64))
-        within = bool(np.all(diff <= bound))
-        print(f"{name[:-4]}: max abs diff {diff.max() if diff.size else 0:.3g}"
+        largest = float(np.abs(want.astype(np.float64)).max()) if want.size else 0.0
+        worst = float(diff.max()) if diff.size else 0.0
+        within = worst <= args.atol + args.rtol * largest
+        relative = worst / largest if largest > 0 else worst
+        print(f"{name[:-4]}: max abs diff {worst:.3g}, relative {relative:.3g}"
               f"{'' if within else ' (over tolerance)'}")
         ok = ok and within
     print("match" if ok else "MISMATCH")

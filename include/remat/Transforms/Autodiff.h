@@ -1,0 +1,54 @@
+//===- Autodiff.h - the training step from a forward function ---*- C++ -*-===//
+//
+// remat-autodiff as a library call: from a forward function that returns a
+// scalar loss (or logits, with loss = cross-entropy), builds the whole
+// training step in the same function: forward, loss, backward through each
+// op's gradient rule (GradientOpInterface), and the gradients of every
+// weight as results or, with an optimizer, the updated weights and
+// optimizer state.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef REMAT_TRANSFORMS_AUTODIFF_H
+#define REMAT_TRANSFORMS_AUTODIFF_H
+
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+
+#include <string>
+
+namespace mlir::remat {
+
+struct AutodiffOptions {
+  /// "none": the first result is the loss, a 0-d float tensor.
+  /// "cross-entropy": the first result is [N, C] logits; the loss is their
+  /// cross entropy against the argument with role `label` (added, as
+  /// tensor<Nxi64> named "labels", when there is none).
+  std::string loss = "none";
+  /// "none" (gradients as results), "sgd" or "adam".
+  std::string optimizer = "none";
+  /// Learning rate; 0 takes the optimizer's default (SGD 0.01, Adam 1e-3).
+  double lr = 0.0;
+  double momentum = 0.0;    ///< SGD
+  double weightDecay = 0.0; ///< SGD and Adam
+  double beta1 = 0.9;       ///< Adam
+  double beta2 = 0.999;     ///< Adam
+  double eps = 1e-8;        ///< Adam
+};
+
+/// Rewrites the forward function `function` into its training step. Its
+/// results become: the loss (`loss`), the forward's other results as they
+/// were (batch-norm running statistics), then per weight argument in order
+/// either its gradient (`<weight>.grad`), or its update (`<weight>.new`) and
+/// new optimizer state (`<state>.new`, then `step.new` for Adam). Optimizer
+/// state arguments (`<weight>.momentum_buffer`, `<weight>.exp_avg`,
+/// `<weight>.exp_avg_sq`, role `opt_state`; `step`, role `step`) are
+/// appended. Backward ops are named `<forward op>.<grad...>` and marked
+/// `backward`, update ops `update`. Emits an error and fails on a function
+/// without a scalar loss, without weights, with an op between the weights
+/// and the loss that has no gradient rule, or already differentiated.
+LogicalResult differentiateFunction(func::FuncOp function,
+                                    const AutodiffOptions &options);
+
+} // namespace mlir::remat
+
+#endif // REMAT_TRANSFORMS_AUTODIFF_H

@@ -1,0 +1,211 @@
+//===- NetworkGradients.cpp - gradients of layers, norms and losses -------===//
+//
+// Convolution, normalization, pooling, upsampling, linear, matmul,
+// embedding, softmax, cross entropy and dropout: each forward op's gradient
+// is the nn backward op that ATen's autograd runs for it, built only for the
+// operands that need one.
+//
+//===----------------------------------------------------------------------===//
+
+#include "GradientRuleUtils.h"
+
+using namespace mlir;
+using namespace mlir::nn;
+using remat::GradientBuilder;
+
+using Gradients = MutableArrayRef<Value>;
+
+static LogicalResult conv2dGradient(Conv2dOp op, GradientBuilder &b,
+                                    ArrayRef<Value> gy, ArrayRef<bool> needed,
+                                    Gradients grads) {
+  if (needed[0])
+    grads[0] = b.create<Conv2dBackwardInputOp>(
+        "grad_input", op.getInput().getType(), gy[0], op.getWeight(),
+        op.getStrideAttr(), op.getPaddingAttr(), op.getDilationAttr(),
+        op.getGroupsAttr());
+  if (needed[1])
+    grads[1] = b.create<Conv2dBackwardWeightOp>(
+        "grad_weight", op.getWeight().getType(), gy[0], op.getInput(),
+        op.getStrideAttr(), op.getPaddingAttr(), op.getDilationAttr(),
+        op.getGroupsAttr());
+  if (op.getBias() && needed[2])
+    grads[2] = b.create<Conv2dBackwardBiasOp>("grad_bias",
+                                              op.getBias().getType(), gy[0]);
+  return success();
+}
+
+/// Batch norm differentiates its input, weight and bias; the running
+/// statistics are state.
+static bool batchNormDifferentiable(Operation *op, unsigned index) {
+  return index < 3;
+}
+
+static LogicalResult batchNormGradient(BatchNormOp op, GradientBuilder &b,
+                                       ArrayRef<Value> gy,
+                                       ArrayRef<bool> needed, Gradients grads) {
+  if (failed(checkOnlyFirstResult(op, gy)))
+    return failure();
+  Type affine = op.getWeight().getType();
+  auto backward = b.create<BatchNormBackwardOp>(
+      "grad", TypeRange{op.getInput().getType(), affine, affine}, gy[0],
+      op.getInput(), op.getWeight(), op.getSaveMean(), op.getSaveInvstd());
+  for (unsigned i = 0; i < 3; ++i)
+    if (needed[i])
+      grads[i] = backward->getResult(i);
+  return success();
+}
+
+static LogicalResult layerNormGradient(LayerNormOp op, GradientBuilder &b,
+                                       ArrayRef<Value> gy,
+                                       ArrayRef<bool> needed, Gradients grads) {
+  if (failed(checkOnlyFirstResult(op, gy)))
+    return failure();
+  Type affine = op.getWeight().getType();
+  auto backward = b.create<LayerNormBackwardOp>(
+      "grad", TypeRange{op.getInput().getType(), affine, affine}, gy[0],
+      op.getInput(), op.getMean(), op.getRstd(), op.getWeight());
+  for (unsigned i = 0; i < 3; ++i)
+    if (needed[i])
+      grads[i] = backward->getResult(i);
+  return success();
+}
+
+static LogicalResult maxPoolGradient(MaxPool2dOp op, GradientBuilder &b,
+                                     ArrayRef<Value> gy, ArrayRef<bool> needed,
+                                     Gradients grads) {
+  if (failed(checkOnlyFirstResult(op, gy)))
+    return failure();
+  grads[0] = b.create<MaxPool2dBackwardOp>(
+      "grad", op.getInput().getType(), gy[0], op.getIndices(),
+      op.getKernelSizeAttr(), op.getStrideAttr(), op.getPaddingAttr(),
+      op.getDilationAttr(), op.getCeilModeAttr());
+  return success();
+}
+
+static LogicalResult avgPoolGradient(AvgPool2dOp op, GradientBuilder &b,
+                                     ArrayRef<Value> gy, ArrayRef<bool> needed,
+                                     Gradients grads) {
+  grads[0] = b.create<AvgPool2dBackwardOp>(
+      "grad", op.getInput().getType(), gy[0], op.getKernelSizeAttr(),
+      op.getStrideAttr(), op.getPaddingAttr(), op.getCeilModeAttr(),
+      op.getCountIncludePadAttr());
+  return success();
+}
+
+static LogicalResult adaptiveAvgPoolGradient(AdaptiveAvgPool2dOp op,
+                                             GradientBuilder &b,
+                                             ArrayRef<Value> gy,
+                                             ArrayRef<bool> needed,
+                                             Gradients grads) {
+  grads[0] = b.create<AdaptiveAvgPool2dBackwardOp>(
+      "grad", op.getInput().getType(), gy[0]);
+  return success();
+}
+
+static LogicalResult upsampleGradient(UpsampleBilinear2dOp op,
+                                      GradientBuilder &b, ArrayRef<Value> gy,
+                                      ArrayRef<bool> needed, Gradients grads) {
+  grads[0] = b.create<UpsampleBilinear2dBackwardOp>(
+      "grad", op.getInput().getType(), gy[0], op.getAlignCornersAttr());
+  return success();
+}
+
+static LogicalResult linearGradient(LinearOp op, GradientBuilder &b,
+                                    ArrayRef<Value> gy, ArrayRef<bool> needed,
+                                    Gradients grads) {
+  if (needed[0])
+    grads[0] = b.create<LinearBackwardInputOp>(
+        "grad_input", op.getInput().getType(), gy[0], op.getWeight());
+  if (needed[1])
+    grads[1] = b.create<LinearBackwardWeightOp>(
+        "grad_weight", op.getWeight().getType(), gy[0], op.getInput());
+  if (op.getBias() && needed[2])
+    grads[2] = b.create<LinearBackwardBiasOp>("grad_bias",
+                                              op.getBias().getType(), gy[0]);
+  return success();
+}
+
+static LogicalResult matmulGradient(MatmulOp op, GradientBuilder &b,
+                                    ArrayRef<Value> gy, ArrayRef<bool> needed,
+                                    Gradients grads) {
+  if (needed[0])
+    grads[0] = b.create<MatmulBackwardLhsOp>("grad_lhs", op.getLhs().getType(),
+                                             gy[0], op.getRhs());
+  if (needed[1])
+    grads[1] = b.create<MatmulBackwardRhsOp>("grad_rhs", op.getRhs().getType(),
+                                             gy[0], op.getLhs());
+  return success();
+}
+
+static LogicalResult embeddingGradient(EmbeddingOp op, GradientBuilder &b,
+                                       ArrayRef<Value> gy,
+                                       ArrayRef<bool> needed, Gradients grads) {
+  grads[0] = b.create<EmbeddingBackwardOp>(
+      "grad", op.getWeight().getType(), gy[0], op.getIndices(),
+      op.getPaddingIdxAttr());
+  return success();
+}
+
+static LogicalResult softmaxGradient(SoftmaxOp op, GradientBuilder &b,
+                                     ArrayRef<Value> gy, ArrayRef<bool> needed,
+                                     Gradients grads) {
+  grads[0] = b.create<SoftmaxBackwardOp>("grad", op.getType(), gy[0],
+                                         op.getResult(), op.getDimAttr());
+  return success();
+}
+
+static LogicalResult logSoftmaxGradient(LogSoftmaxOp op, GradientBuilder &b,
+                                        ArrayRef<Value> gy,
+                                        ArrayRef<bool> needed,
+                                        Gradients grads) {
+  grads[0] = b.create<LogSoftmaxBackwardOp>("grad", op.getType(), gy[0],
+                                            op.getResult(), op.getDimAttr());
+  return success();
+}
+
+static LogicalResult crossEntropyGradient(CrossEntropyOp op,
+                                          GradientBuilder &b,
+                                          ArrayRef<Value> gy,
+                                          ArrayRef<bool> needed,
+                                          Gradients grads) {
+  grads[0] = b.create<CrossEntropyBackwardOp>(
+      "grad", op.getLogits().getType(), gy[0], op.getLogits(), op.getLabels(),
+      op.getIgnoreIndexAttr());
+  return success();
+}
+
+static LogicalResult dropoutGradient(DropoutOp op, GradientBuilder &b,
+                                     ArrayRef<Value> gy, ArrayRef<bool> needed,
+                                     Gradients grads) {
+  grads[0] = b.create<DropoutBackwardOp>("grad", op.getInput().getType(),
+                                         gy[0], op.getSeed(), op.getPAttr());
+  return success();
+}
+
+void mlir::nn::registerNetworkGradientRules(MLIRContext *context) {
+  Conv2dOp::attachInterface<GradientModel<Conv2dOp, conv2dGradient>>(*context);
+  BatchNormOp::attachInterface<GradientModel<
+      BatchNormOp, batchNormGradient, batchNormDifferentiable>>(*context);
+  LayerNormOp::attachInterface<GradientModel<LayerNormOp, layerNormGradient>>(
+      *context);
+  MaxPool2dOp::attachInterface<GradientModel<MaxPool2dOp, maxPoolGradient>>(
+      *context);
+  AvgPool2dOp::attachInterface<GradientModel<AvgPool2dOp, avgPoolGradient>>(
+      *context);
+  AdaptiveAvgPool2dOp::attachInterface<
+      GradientModel<AdaptiveAvgPool2dOp, adaptiveAvgPoolGradient>>(*context);
+  UpsampleBilinear2dOp::attachInterface<
+      GradientModel<UpsampleBilinear2dOp, upsampleGradient>>(*context);
+  LinearOp::attachInterface<GradientModel<LinearOp, linearGradient>>(*context);
+  MatmulOp::attachInterface<GradientModel<MatmulOp, matmulGradient>>(*context);
+  EmbeddingOp::attachInterface<GradientModel<EmbeddingOp, embeddingGradient>>(
+      *context);
+  SoftmaxOp::attachInterface<GradientModel<SoftmaxOp, softmaxGradient>>(
+      *context);
+  LogSoftmaxOp::attachInterface<
+      GradientModel<LogSoftmaxOp, logSoftmaxGradient>>(*context);
+  CrossEntropyOp::attachInterface<
+      GradientModel<CrossEntropyOp, crossEntropyGradient>>(*context);
+  DropoutOp::attachInterface<GradientModel<DropoutOp, dropoutGradient>>(
+      *context);
+}

@@ -1,0 +1,348 @@
+//===- Autodiff.cpp - the training step from a forward function -----------===//
+//
+// The remat-autodiff pass: adds the loss, finds the ops between the weights
+// and the loss, builds their gradients in reverse order from each op's rule,
+// and hands the weights' gradients to the optimizer update
+// (OptimizerUpdate.cpp).
+//
+//===----------------------------------------------------------------------===//
+
+#include "remat/Transforms/Autodiff.h"
+
+#include "OptimizerUpdate.h"
+
+#include "remat/Analysis/PeakMemory.h"
+#include "remat/Dialect/NN/IR/NNOps.h"
+#include "remat/Dialect/Remat/IR/RematDialect.h"
+#include "remat/Interfaces/GradientOpInterface.h"
+#include "remat/Transforms/Passes.h"
+
+#include "llvm/ADT/DenseSet.h"
+#include "llvm/ADT/StringSet.h"
+
+using namespace mlir;
+using namespace mlir::remat;
+
+namespace mlir::remat {
+#define GEN_PASS_DEF_REMATAUTODIFFPASS
+#include "remat/Transforms/Passes.h.inc"
+} // namespace mlir::remat
+
+static void setName(Operation *op, llvm::StringRef name, llvm::StringRef phase) {
+  Builder b(op->getContext());
+  op->setAttr(attr::kName, b.getStringAttr(name));
+  op->setAttr(attr::kPhase, b.getStringAttr(phase));
+}
+
+static llvm::StringRef getRole(func::FuncOp function, unsigned index) {
+  if (auto role = function.getArgAttrOfType<StringAttr>(index, attr::kRole))
+    return role.getValue();
+  return "";
+}
+
+static bool isFloatTensor(Type type, int64_t rank) {
+  auto tensor = dyn_cast<RankedTensorType>(type);
+  return tensor && tensor.getRank() == rank &&
+         isa<FloatType>(tensor.getElementType());
+}
+
+//===----------------------------------------------------------------------===//
+// The loss
+//===----------------------------------------------------------------------===//
+
+/// The labels argument for a cross entropy over `logits`: the one argument
+/// with role `label`, or a new one.
+static FailureOr<Value> getLabels(func::FuncOp function, Value logits) {
+  Value labels;
+  for (BlockArgument argument : function.getArguments()) {
+    if (getRole(function, argument.getArgNumber()) != "label")
+      continue;
+    if (labels)
+      return function.emitError()
+             << "has several arguments with role 'label'; loss=cross-entropy "
+                "needs one";
+    labels = argument;
+  }
+  if (labels)
+    return labels;
+  Builder b(function.getContext());
+  int64_t batch = cast<RankedTensorType>(logits.getType()).getDimSize(0);
+  auto type = RankedTensorType::get({batch}, b.getI64Type());
+  NamedAttrList attrs;
+  attrs.append(attr::kName, b.getStringAttr("labels"));
+  attrs.append(attr::kRole, b.getStringAttr("label"));
+  unsigned index = function.getNumArguments();
+  if (failed(function.insertArgument(index, type,
+                                     attrs.getDictionary(b.getContext()),
+                                     function.getLoc())))
+    return failure();
+  return Value(function.getArgument(index));
+}
+
+/// The scalar loss the backward pass starts from.
+static FailureOr<Value> buildLoss(func::FuncOp function, func::ReturnOp ret,
+                                  llvm::StringRef loss) {
+  if (ret.getNumOperands() == 0)
+    return function.emitError()
+           << "returns nothing; remat-autodiff needs the loss (or, with "
+              "loss=cross-entropy, the logits) as the first result";
+  Value first = ret.getOperand(0);
+  if (loss == "none") {
+    if (!isFloatTensor(first.getType(), 0))
+      return function.emitError()
+             << "returns no scalar loss: its first result is " << first.getType()
+             << "; return a 0-d float tensor, or pass loss=cross-entropy for "
+                "logits";
+    return first;
+  }
+  if (!isFloatTensor(first.getType(), 2))
+    return function.emitError()
+           << "loss=cross-entropy needs [N, C] float logits as the first "
+              "result, not "
+           << first.getType();
+  FailureOr<Value> labels = getLabels(function, first);
+  if (failed(labels))
+    return failure();
+  OpBuilder b(ret);
+  auto elementType = cast<RankedTensorType>(first.getType()).getElementType();
+  auto crossEntropy = nn::CrossEntropyOp::create(
+      b, ret.getLoc(), RankedTensorType::get({}, elementType), first, *labels);
+  setName(crossEntropy, "loss", "forward");
+  return crossEntropy.getResult();
+}
+
+//===----------------------------------------------------------------------===//
+// The backward pass
+//===----------------------------------------------------------------------===//
+
+namespace {
+/// Builds the backward pass of one function before its return.
+class BackwardBuilder {
+public:
+  BackwardBuilder(func::FuncOp function, func::ReturnOp ret)
+      : function(function), builder(ret) {}
+
+  LogicalResult run(Value loss, ArrayRef<BlockArgument> weights);
+  Value getGradient(Value value) const { return gradients.lookup(value); }
+
+private:
+  void findActive(Value loss, ArrayRef<BlockArgument> weights,
+                  ArrayRef<Operation *> ops);
+  LogicalResult differentiate(Operation *op);
+  void accumulate(Value value, Value gradient);
+
+  func::FuncOp function;
+  OpBuilder builder;
+  llvm::DenseSet<Value> active;
+  llvm::DenseMap<Value, Value> gradients;
+};
+} // namespace
+
+static bool isDifferentiableOperand(Operation *op, unsigned index) {
+  if (auto rule = dyn_cast<GradientOpInterface>(op))
+    return rule.isDifferentiableOperand(index);
+  return isa<FloatType>(getElementTypeOrSelf(op->getOperand(index).getType()));
+}
+
+/// Active values lie between a weight and the loss: they depend on a weight
+/// through differentiable operands, and the loss depends on them.
+void BackwardBuilder::findActive(Value loss, ArrayRef<BlockArgument> weights,
+                                 ArrayRef<Operation *> ops) {
+  llvm::DenseSet<Value> varied(weights.begin(), weights.end());
+  for (Operation *op : ops) {
+    bool fromWeight = false;
+    for (auto [index, operand] : llvm::enumerate(op->getOperands()))
+      fromWeight |= varied.contains(operand) &&
+                    isDifferentiableOperand(op, index);
+    if (fromWeight)
+      varied.insert(op->result_begin(), op->result_end());
+  }
+  llvm::DenseSet<Value> useful{loss};
+  for (Operation *op : llvm::reverse(ops))
+    if (llvm::any_of(op->getResults(),
+                     [&](Value result) { return useful.contains(result); }))
+      useful.insert(op->operand_begin(), op->operand_end());
+  for (Value value : varied)
+    if (useful.contains(value))
+      active.insert(value);
+}
+
+void BackwardBuilder::accumulate(Value value, Value gradient) {
+  Value &slot = gradients[value];
+  if (!slot) {
+    slot = gradient;
+    return;
+  }
+  auto sum = nn::AddOp::create(builder, gradient.getLoc(), gradient.getType(),
+                               slot, gradient);
+  setName(sum, getValueName(value) + ".grad_sum", "backward");
+  slot = sum;
+}
+
+LogicalResult BackwardBuilder::differentiate(Operation *op) {
+  SmallVector<Value> resultGradients;
+  for (Value result : op->getResults())
+    resultGradients.push_back(gradients.lookup(result));
+  if (llvm::all_of(resultGradients, [](Value g) { return !g; }))
+    return success();
+  SmallVector<bool> needed;
+  for (auto [index, operand] : llvm::enumerate(op->getOperands()))
+    needed.push_back(active.contains(operand) &&
+                     isDifferentiableOperand(op, index));
+  if (llvm::none_of(needed, [](bool n) { return n; }))
+    return success();
+  auto rule = dyn_cast<GradientOpInterface>(op);
+  if (!rule)
+    return op->emitError() << "'" << op->getName()
+                           << "' has no gradient rule, and it lies between "
+                              "the weights and the loss";
+  GradientBuilder gradientBuilder(builder, op);
+  SmallVector<Value> operandGradients(op->getNumOperands());
+  if (failed(rule.buildGradients(gradientBuilder, resultGradients, needed,
+                                 operandGradients)))
+    return failure();
+  for (auto [index, operand] : llvm::enumerate(op->getOperands()))
+    if (needed[index] && operandGradients[index])
+      accumulate(operand, operandGradients[index]);
+  return success();
+}
+
+LogicalResult BackwardBuilder::run(Value loss, ArrayRef<BlockArgument> weights) {
+  SmallVector<Operation *> ops;
+  for (Operation &op : function.getBody().front().without_terminator())
+    ops.push_back(&op);
+  findActive(loss, weights, ops);
+
+  auto seed = nn::FullOp::create(builder, loss.getLoc(), loss.getType(),
+                                 builder.getF64FloatAttr(1.0));
+  setName(seed, getValueName(loss) + ".grad_seed", "backward");
+  gradients[loss] = seed;
+  for (Operation *op : llvm::reverse(ops))
+    if (failed(differentiate(op)))
+      return failure();
+  return success();
+}
+
+//===----------------------------------------------------------------------===//
+// The whole rewrite
+//===----------------------------------------------------------------------===//
+
+static LogicalResult checkForward(func::FuncOp function) {
+  for (Operation &op : function.getBody().front()) {
+    auto phase = op.getAttrOfType<StringAttr>(attr::kPhase);
+    if (phase && phase.getValue() != "forward")
+      return op.emitError() << "is already in the '" << phase.getValue()
+                            << "' phase; remat-autodiff takes a forward "
+                               "function";
+  }
+  return success();
+}
+
+static FailureOr<SmallVector<BlockArgument>> getWeights(func::FuncOp function) {
+  SmallVector<BlockArgument> weights;
+  for (BlockArgument argument : function.getArguments()) {
+    if (getRole(function, argument.getArgNumber()) != "weight")
+      continue;
+    if (!isa<FloatType>(getElementTypeOrSelf(argument.getType())))
+      return function.emitError()
+             << "argument '" << getValueName(argument)
+             << "' has role 'weight' but type " << argument.getType()
+             << ", which cannot be differentiated";
+    weights.push_back(argument);
+  }
+  if (weights.empty())
+    return function.emitError()
+           << "has no argument with role 'weight' to differentiate";
+  return weights;
+}
+
+/// Gives every backward and update op a name no other op has.
+static void uniquifyNames(func::FuncOp function) {
+  llvm::StringSet<> used;
+  for (BlockArgument argument : function.getArguments())
+    used.insert(getValueName(argument));
+  for (Operation &op : function.getBody().front()) {
+    auto name = op.getAttrOfType<StringAttr>(attr::kName);
+    if (!name)
+      continue;
+    std::string unique = name.str();
+    for (int k = 2; used.contains(unique); ++k)
+      unique = name.str() + "." + std::to_string(k);
+    used.insert(unique);
+    if (unique != name.getValue())
+      op.setAttr(attr::kName, StringAttr::get(op.getContext(), unique));
+  }
+}
+
+LogicalResult mlir::remat::differentiateFunction(func::FuncOp function,
+                                                 const AutodiffOptions &options) {
+  if (options.loss != "none" && options.loss != "cross-entropy")
+    return function.emitError() << "unknown loss '" << options.loss
+                                << "' (none or cross-entropy)";
+  if (options.optimizer != "none" && options.optimizer != "sgd" &&
+      options.optimizer != "adam")
+    return function.emitError() << "unknown optimizer '" << options.optimizer
+                                << "' (none, sgd or adam)";
+  if (failed(checkForward(function)))
+    return failure();
+  auto ret = cast<func::ReturnOp>(function.getBody().front().getTerminator());
+  FailureOr<SmallVector<BlockArgument>> weights = getWeights(function);
+  if (failed(weights))
+    return failure();
+  FailureOr<Value> loss = buildLoss(function, ret, options.loss);
+  if (failed(loss))
+    return failure();
+
+  BackwardBuilder backward(function, ret);
+  if (failed(backward.run(*loss, *weights)))
+    return failure();
+
+  StepResults results;
+  results.add(*loss, "loss");
+  for (unsigned i = 1; i < ret.getNumOperands(); ++i) {
+    auto name = function.getResultAttrOfType<StringAttr>(i, attr::kName);
+    results.add(ret.getOperand(i),
+                name ? name.str() : "result." + std::to_string(i));
+  }
+  OpBuilder builder(ret);
+  SmallVector<Value> weightGradients;
+  for (BlockArgument weight : *weights) {
+    Value gradient = backward.getGradient(weight);
+    if (!gradient) {
+      auto zero = nn::FullOp::create(builder, weight.getLoc(), weight.getType(),
+                                     builder.getF64FloatAttr(0.0));
+      setName(zero, getValueName(weight) + ".grad_zero", "backward");
+      gradient = zero;
+    }
+    weightGradients.push_back(gradient);
+  }
+  if (failed(appendOptimizerUpdate(function, builder, *weights,
+                                   weightGradients, options, results)))
+    return failure();
+  results.replaceReturn(function, ret);
+  uniquifyNames(function);
+  return success();
+}
+
+namespace {
+struct RematAutodiffPass
+    : public remat::impl::RematAutodiffPassBase<RematAutodiffPass> {
+  using Base::Base;
+
+  void runOnOperation() override {
+    AutodiffOptions options;
+    options.loss = loss;
+    options.optimizer = optimizer;
+    options.lr = lr;
+    options.momentum = momentum;
+    options.weightDecay = weightDecay;
+    options.beta1 = beta1;
+    options.beta2 = beta2;
+    options.eps = eps;
+    for (auto function : getOperation().getOps<func::FuncOp>())
+      if (!function.isExternal() &&
+          failed(differentiateFunction(function, options)))
+        return signalPassFailure();
+  }
+};
+} // namespace

@@ -1,0 +1,114 @@
+//===- OptimizerUpdate.cpp - SGD and Adam updates of a training step ------===//
+
+#include "OptimizerUpdate.h"
+
+#include "remat/Analysis/PeakMemory.h"
+#include "remat/Dialect/NN/IR/NNOps.h"
+#include "remat/Dialect/Remat/IR/RematDialect.h"
+
+using namespace mlir;
+using namespace mlir::remat;
+
+void StepResults::replaceReturn(func::FuncOp function, func::ReturnOp ret) {
+  OpBuilder builder(ret);
+  func::ReturnOp::create(builder, ret.getLoc(), values);
+  ret.erase();
+  function.setType(builder.getFunctionType(
+      function.getArgumentTypes(), ValueRange(values).getTypes()));
+  SmallVector<DictionaryAttr> attrs;
+  for (const std::string &name : names)
+    attrs.push_back(builder.getDictionaryAttr(
+        builder.getNamedAttr(attr::kName, builder.getStringAttr(name))));
+  function.setAllResultAttrs(attrs);
+}
+
+/// Appends an argument named `name` with `role`.
+static Value addArgument(func::FuncOp function, Type type,
+                         const std::string &name, llvm::StringRef role) {
+  Builder b(function.getContext());
+  NamedAttrList attrs;
+  attrs.append(attr::kName, b.getStringAttr(name));
+  attrs.append(attr::kRole, b.getStringAttr(role));
+  unsigned index = function.getNumArguments();
+  (void)function.insertArgument(index, type, attrs.getDictionary(b.getContext()),
+                                function.getLoc());
+  return function.getArgument(index);
+}
+
+static void tagUpdate(Operation *op, const std::string &name) {
+  Builder b(op->getContext());
+  op->setAttr(attr::kName, b.getStringAttr(name));
+  op->setAttr(attr::kPhase, b.getStringAttr("update"));
+}
+
+static void appendSgd(func::FuncOp function, OpBuilder &b,
+                      ArrayRef<BlockArgument> weights,
+                      ArrayRef<Value> gradients, const AutodiffOptions &options,
+                      StepResults &results) {
+  double lr = options.lr != 0.0 ? options.lr : 0.01;
+  bool withMomentum = options.momentum != 0.0;
+  for (auto [weight, gradient] : llvm::zip(weights, gradients)) {
+    std::string name = getValueName(weight);
+    Value buffer;
+    SmallVector<Type> types{weight.getType()};
+    if (withMomentum) {
+      buffer = addArgument(function, weight.getType(),
+                           name + ".momentum_buffer", "opt_state");
+      types.push_back(weight.getType());
+    }
+    auto sgd = nn::SgdOp::create(
+        b, weight.getLoc(), types, weight, gradient, buffer,
+        b.getF64FloatAttr(lr), b.getF64FloatAttr(options.momentum),
+        b.getF64FloatAttr(0.0), b.getF64FloatAttr(options.weightDecay),
+        b.getBoolAttr(false));
+    tagUpdate(sgd, name + ".sgd");
+    results.add(sgd.getNewParam(), name + ".new");
+    if (withMomentum)
+      results.add(sgd.getNewMomentumBuffer(), name + ".momentum_buffer.new");
+  }
+}
+
+static void appendAdam(func::FuncOp function, OpBuilder &b,
+                       ArrayRef<BlockArgument> weights,
+                       ArrayRef<Value> gradients,
+                       const AutodiffOptions &options, StepResults &results) {
+  double lr = options.lr != 0.0 ? options.lr : 1e-3;
+  Value step = addArgument(function, RankedTensorType::get({}, b.getF32Type()),
+                           "step", "step");
+  // The step argument counts the steps taken; this one is step + 1.
+  auto increment = nn::AddScalarOp::create(b, function.getLoc(), step,
+                                           b.getF64FloatAttr(1.0));
+  tagUpdate(increment, "step.increment");
+  for (auto [weight, gradient] : llvm::zip(weights, gradients)) {
+    std::string name = getValueName(weight);
+    Value expAvg =
+        addArgument(function, weight.getType(), name + ".exp_avg", "opt_state");
+    Value expAvgSq = addArgument(function, weight.getType(),
+                                 name + ".exp_avg_sq", "opt_state");
+    auto adam = nn::AdamOp::create(
+        b, weight.getLoc(), weight, gradient, expAvg, expAvgSq, increment,
+        b.getF64FloatAttr(lr), b.getF64FloatAttr(options.beta1),
+        b.getF64FloatAttr(options.beta2), b.getF64FloatAttr(options.eps),
+        b.getF64FloatAttr(options.weightDecay));
+    tagUpdate(adam, name + ".adam");
+    results.add(adam.getNewParam(), name + ".new");
+    results.add(adam.getNewExpAvg(), name + ".exp_avg.new");
+    results.add(adam.getNewExpAvgSq(), name + ".exp_avg_sq.new");
+  }
+  results.add(increment, "step.new");
+}
+
+LogicalResult mlir::remat::appendOptimizerUpdate(
+    func::FuncOp function, OpBuilder &builder, ArrayRef<BlockArgument> weights,
+    ArrayRef<Value> gradients, const AutodiffOptions &options,
+    StepResults &results) {
+  if (options.optimizer == "sgd") {
+    appendSgd(function, builder, weights, gradients, options, results);
+  } else if (options.optimizer == "adam") {
+    appendAdam(function, builder, weights, gradients, options, results);
+  } else {
+    for (auto [weight, gradient] : llvm::zip(weights, gradients))
+      results.add(gradient, getValueName(weight) + ".grad");
+  }
+  return success();
+}
