@@ -9,6 +9,8 @@ config.name = "remat-consumer"
 config.test_format = lit.formats.ShTest(True)
 config.suffixes = [".mlir"]
 config.test_source_root = os.path.dirname(__file__)
+# Outputs go to the consumer's build directory, never into the sources.
+config.test_exec_root = lit_config.params.get("exec_root", config.test_source_root)
 tool = lit_config.params.get("consumer_tool")
 if tool:
     config.available_features.add("consumer")

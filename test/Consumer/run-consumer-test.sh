@@ -15,4 +15,5 @@ cmake -S "$here" -B "$work/build" -G Ninja \
 cmake --build "$work/build" > "$work/build.log"
 /usr/lib/llvm-22/bin/lit -sv "$here" \
   --param consumer_tool="$work/build/my-compiler" \
+  --param exec_root="$work/lit" \
   --param llvm_tools_dir=/usr/lib/llvm-22/bin
