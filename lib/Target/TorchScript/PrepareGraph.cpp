@@ -325,6 +325,62 @@ static c10::optional<jit::Stack> runOnExamples(jit::Node *node, bool onMeta,
   return stack;
 }
 
+/// The result type of the two heavy ops that LibTorch 1.13 cannot run on
+/// the meta device (convolution and batch norm), from their shape rules, so
+/// that they never run on zeros of the real size: the output of a 2-D
+/// convolution is floor((in + 2 pad - dil (k - 1) - 1) / stride) + 1 per
+/// spatial dimension; batch norm keeps its input's type.
+static bool inferConvolutionOrNormShape(jit::Node *node) {
+  llvm::StringRef kind = node->kind().toQualString();
+  bool isConv = kind == "aten::conv2d" || kind == "aten::_convolution";
+  if (!isConv && kind != "aten::batch_norm")
+    return false;
+  auto input = node->input(0)->type()->cast<c10::TensorType>();
+  c10::optional<std::vector<int64_t>> sizes =
+      input ? input->sizes().concrete_sizes() : c10::nullopt;
+  if (!sizes || !input->scalarType())
+    return false;
+  if (!isConv) {
+    node->output()->setType(
+        c10::TensorType::createContiguous(*input->scalarType(), at::kCPU, *sizes));
+    return true;
+  }
+  auto weight = node->input(1)->type()->cast<c10::TensorType>();
+  c10::optional<std::vector<int64_t>> kernel =
+      weight ? weight->sizes().concrete_sizes() : c10::nullopt;
+  auto getList = [&](size_t index) -> c10::optional<std::vector<int64_t>> {
+    c10::optional<c10::IValue> value = jit::toIValue(node->input(index));
+    if (!value || !value->isIntList())
+      return c10::nullopt;
+    std::vector<int64_t> list = value->toIntVector();
+    if (list.size() == 1)
+      list.push_back(list[0]);
+    return list;
+  };
+  c10::optional<std::vector<int64_t>> stride = getList(3), padding = getList(4),
+                                      dilation = getList(5);
+  if (kind == "aten::_convolution") {
+    c10::optional<c10::IValue> transposed = jit::toIValue(node->input(6));
+    if (!transposed || !transposed->isBool() || transposed->toBool())
+      return false;
+  }
+  if (!kernel || kernel->size() != 4 || sizes->size() != 4 || !stride ||
+      !padding || !dilation || stride->size() != 2 || padding->size() != 2 ||
+      dilation->size() != 2)
+    return false;
+  std::vector<int64_t> output = {(*sizes)[0], (*kernel)[0]};
+  for (int d = 0; d < 2; ++d) {
+    int64_t extent = (*sizes)[2 + d] + 2 * (*padding)[d] -
+                     (*dilation)[d] * ((*kernel)[2 + d] - 1) - 1;
+    if (extent < 0 || (*stride)[d] <= 0)
+      return false;
+    output.push_back(extent / (*stride)[d] + 1);
+  }
+  node->output()->setType(
+      c10::TensorType::createContiguous(*input->scalarType(), at::kCPU, output));
+  return true;
+}
+
 /// Gives each tensor result of a straight-line node its full type by
 /// running the node on examples of its inputs (on the meta device, else on
 /// zeros). Each node runs once.
@@ -337,6 +393,10 @@ static bool propagateShapes(jit::Graph &graph) {
     });
     if (!needsTypes || !node->blocks().empty())
       continue;
+    if (inferConvolutionOrNormShape(node)) {
+      changed = true;
+      continue;
+    }
     c10::optional<jit::Stack> outputs = runOnExamples(node, /*onMeta=*/true);
     if (!outputs)
       outputs = runOnExamples(node, /*onMeta=*/false);
