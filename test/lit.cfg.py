@@ -27,7 +27,7 @@ llvm_config.use_default_substitutions()
 tool_dirs = [config.remat_tools_dir, config.llvm_tools_dir]
 tools = ["remat-opt", "remat-translate"]
 if config.remat_enable_torch:
-    tools.extend(["remat-import", "remat-run"])
+    tools.extend(["remat", "remat-import", "remat-run"])
 llvm_config.add_tool_substitutions(tools, tool_dirs)
 llvm_config.with_environment("PATH", config.llvm_tools_dir, append_path=True)
 llvm_config.with_environment("PATH", config.remat_tools_dir, append_path=True)

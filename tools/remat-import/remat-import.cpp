@@ -14,15 +14,11 @@
 
 #include "remat/Target/TorchScript/TorchScriptImport.h"
 
-#include "mlir/AsmParser/AsmParser.h"
 #include "mlir/IR/Diagnostics.h"
 #include "mlir/IR/MLIRContext.h"
 #include "mlir/Support/FileUtilities.h"
 #include "llvm/Support/CommandLine.h"
-#include "llvm/Support/FileSystem.h"
 #include "llvm/Support/InitLLVM.h"
-#include "llvm/Support/Path.h"
-#include "llvm/Support/Process.h"
 #include "llvm/Support/SourceMgr.h"
 #include "llvm/Support/ToolOutputFile.h"
 #include "llvm/Support/raw_ostream.h"
@@ -53,45 +49,6 @@ static int fail(const llvm::Twine &message) {
   return 1;
 }
 
-/// Parses "31x3x224x224xf32" into a statically shaped tensor type.
-static FailureOr<RankedTensorType> parseInputShape(llvm::StringRef text,
-                                                   MLIRContext &context) {
-  // Keep the parser's own diagnostics out: one message per bad option.
-  ScopedDiagnosticHandler quiet(&context, [](Diagnostic &) { return success(); });
-  Type type = parseType(("tensor<" + text + ">").str(), &context);
-  auto tensor = llvm::dyn_cast_if_present<RankedTensorType>(type);
-  if (!tensor || !tensor.hasStaticShape() || tensor.getRank() == 0)
-    return failure();
-  return tensor;
-}
-
-/// Writes each weight as <dir>/<name>.npy: first into a fresh sibling
-/// directory, which then replaces `dir`, so that a failure leaves no
-/// half-written weights.
-static bool writeWeights(llvm::StringRef dir,
-                         const std::vector<ImportedWeight> &weights) {
-  std::string staging =
-      (dir + ".tmp" + llvm::Twine(llvm::sys::Process::getProcessId())).str();
-  llvm::sys::fs::remove_directories(staging);
-  if (std::error_code code = llvm::sys::fs::create_directories(staging))
-    return fail("cannot create '" + staging + "': " + code.message()), false;
-  for (const ImportedWeight &weight : weights) {
-    llvm::SmallString<256> path(staging);
-    llvm::sys::path::append(path, weight.name + ".npy");
-    std::string error;
-    if (!writeNpy(path, weight.array, error)) {
-      llvm::sys::fs::remove_directories(staging);
-      return fail(error), false;
-    }
-  }
-  llvm::sys::fs::remove_directories(dir);
-  if (std::error_code code = llvm::sys::fs::rename(staging, dir)) {
-    llvm::sys::fs::remove_directories(staging);
-    return fail("cannot write '" + dir + "': " + code.message()), false;
-  }
-  return true;
-}
-
 int main(int argc, char **argv) {
   llvm::InitLLVM init(argc, argv);
   cl::ParseCommandLineOptions(
@@ -103,8 +60,8 @@ int main(int argc, char **argv) {
   MLIRContext context;
   TorchScriptImportOptions options;
   for (const std::string &shape : inputShapes) {
-    FailureOr<RankedTensorType> type = parseInputShape(shape, context);
-    if (failed(type))
+    FailureOr<RankedTensorType> type = parseTensorSpec(shape, &context);
+    if (failed(type) || type->getRank() == 0)
       return fail("--input-shape '" + shape +
                   "' is not a full shape and element type such as "
                   "31x3x224x224xf32");
@@ -126,8 +83,8 @@ int main(int argc, char **argv) {
       openOutputFile(outputFile, &error);
   if (!output)
     return fail(error);
-  if (!writeWeights(options.weightsPath, imported->weights))
-    return 1;
+  if (!writeWeightsDirectory(options.weightsPath, imported->weights, error))
+    return fail(error);
   imported->module->print(output->os());
   output->keep();
   return 0;

@@ -56,6 +56,19 @@ FailureOr<TorchScriptImport>
 importTorchScript(llvm::StringRef path, const TorchScriptImportOptions &options,
                   MLIRContext *context);
 
+/// Parses a tensor type written as on the command line: dimensions and an
+/// element type, `31x3x224x224xf32`, or only an element type (`i64`, a 0-d
+/// tensor). Fails on anything else.
+FailureOr<RankedTensorType> parseTensorSpec(llvm::StringRef text,
+                                            MLIRContext *context);
+
+/// Writes each weight as <dir>/<name>.npy: first into a fresh sibling
+/// directory, which then replaces `dir`, so that a failure leaves no
+/// half-written weights. On failure returns false and sets `error`.
+bool writeWeightsDirectory(llvm::StringRef dir,
+                           const std::vector<ImportedWeight> &weights,
+                           std::string &error);
+
 } // namespace mlir::remat
 
 #endif // REMAT_TARGET_TORCHSCRIPT_TORCHSCRIPTIMPORT_H

@@ -1,0 +1,86 @@
+//===- BatchSearch.h - policies, budgets and the largest batch --*- C++ -*-===//
+//
+// The questions the `remat` driver answers, as library calls: does a
+// training step fit a byte budget under a policy (a solver, or the user's own
+// checkpoints), what does it cost there, what is the largest batch that fits,
+// and how does the extra compute grow as the budget shrinks.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef REMAT_DRIVER_BATCHSEARCH_H
+#define REMAT_DRIVER_BATCHSEARCH_H
+
+#include "remat/Analysis/CostModel.h"
+#include "remat/Driver/TrainingStep.h"
+
+#include <functional>
+#include <string>
+#include <vector>
+
+namespace mlir::remat {
+
+/// How a step is made to fit.
+struct Policy {
+  /// As shown in tables: "none", "checkpoints", "sqrt", "auto", ...
+  std::string label;
+  /// The solver (`none`, `segments=K`, `sqrt`, `heuristic`, `auto`, ...).
+  std::string solver;
+  /// With `checkpoints`: the forward ops whose results are kept, as
+  /// torch.utils.checkpoint keeps segment inputs; every other forward op is
+  /// marked for recomputation and the `marks` solver runs.
+  std::vector<std::string> checkpoints;
+};
+
+struct PolicyEvaluation {
+  bool fits = false;
+  /// Arguments + the planned arena.
+  int64_t bytes = 0;
+  /// The schedule's peak by the memory model.
+  int64_t peakBytes = 0;
+  /// Extra estimated time and extra FLOPs over the step without
+  /// recomputation, as fractions.
+  double extraTime = 0.0;
+  double extraFlops = 0.0;
+  std::string solver;
+  std::string status;
+};
+
+/// Plans `step` (every function of it) under `budgetBytes` with `policy`.
+/// Fails with an error for a checkpoint name no forward op has.
+FailureOr<PolicyEvaluation> evaluatePolicy(ModuleOp step, const Policy &policy,
+                                           int64_t budgetBytes,
+                                           const CostModel &costModel);
+
+struct MaxBatchResult {
+  Policy policy;
+  /// The largest batch that fits (0: not even batch 1).
+  int64_t batch = 0;
+  /// At that batch, or at batch 1 when none fits.
+  PolicyEvaluation evaluation;
+};
+
+/// The largest batch in [1, maxBatch] whose step fits `budgetBytes` under
+/// `policy`, by doubling and then bisection (fitting is taken to be
+/// monotone in the batch). `progress` hears of each batch tried.
+FailureOr<MaxBatchResult>
+findMaxBatch(TrainingStepBuilder &steps, const Policy &policy,
+             int64_t budgetBytes, const CostModel &costModel, int64_t maxBatch,
+             const std::function<void(const std::string &)> &progress);
+
+/// One point of a budget sweep.
+struct SweepPoint {
+  int64_t budgetBytes = 0;
+  PolicyEvaluation evaluation;
+};
+
+/// Evaluates `policy` at `points` budgets evenly spaced from the step's
+/// lower bound (arguments plus the largest single-op working set) to its
+/// peak without recomputation.
+FailureOr<std::vector<SweepPoint>> sweepBudgets(ModuleOp step,
+                                                const Policy &policy,
+                                                int points,
+                                                const CostModel &costModel);
+
+} // namespace mlir::remat
+
+#endif // REMAT_DRIVER_BATCHSEARCH_H

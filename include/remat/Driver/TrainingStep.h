@@ -1,0 +1,62 @@
+//===- TrainingStep.h - a model's training step at any batch ----*- C++ -*-===//
+//
+// What the `remat` driver searches over: the training step of one
+// TorchScript model (import, then autodiff) at a batch size, built on
+// demand and kept per batch, so that every policy of a search shares the
+// steps it needs.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef REMAT_DRIVER_TRAININGSTEP_H
+#define REMAT_DRIVER_TRAININGSTEP_H
+
+#include "remat/Transforms/Autodiff.h"
+
+#include "mlir/IR/BuiltinOps.h"
+#include "mlir/IR/OwningOpRef.h"
+
+#include <map>
+#include <string>
+#include <vector>
+
+namespace mlir::remat {
+
+struct ModelSpec {
+  std::string modelPath;
+  /// One type per input of forward, without the batch dimension
+  /// (3x224x224xf32; a 0-d type such as i64 for per-sample labels).
+  std::vector<RankedTensorType> sampleTypes;
+  /// The loss is chosen from the model: `none` when its forward returns a
+  /// scalar, else `cross-entropy`.
+  AutodiffOptions autodiff;
+  /// When not 0: the classes the model's [N, C] output must have.
+  int64_t classes = 0;
+};
+
+class TrainingStepBuilder {
+public:
+  TrainingStepBuilder(MLIRContext *context, ModelSpec spec)
+      : context(context), spec(std::move(spec)) {}
+
+  /// The training step at `batch`, built once (import, then autodiff).
+  /// Emits errors and fails when the model cannot be imported or
+  /// differentiated at that batch.
+  FailureOr<ModuleOp> getStep(int64_t batch);
+
+  /// How many distinct batches were built.
+  size_t getBuiltCount() const { return steps.size(); }
+  const ModelSpec &getSpec() const { return spec; }
+
+private:
+  MLIRContext *context;
+  ModelSpec spec;
+  std::map<int64_t, OwningOpRef<ModuleOp>> steps;
+};
+
+/// The full input types of `spec` at `batch`.
+std::vector<RankedTensorType> getBatchTypes(const ModelSpec &spec,
+                                            int64_t batch);
+
+} // namespace mlir::remat
+
+#endif // REMAT_DRIVER_TRAININGSTEP_H

@@ -1,0 +1,214 @@
+//===- BatchSearch.cpp - policies, budgets and the largest batch ----------===//
+
+#include "remat/Driver/BatchSearch.h"
+
+#include "remat/Dialect/Remat/IR/RematDialect.h"
+#include "remat/Transforms/Rematerialize.h"
+
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/IR/Diagnostics.h"
+#include "llvm/ADT/StringSet.h"
+
+#include <cmath>
+
+using namespace mlir;
+using namespace mlir::remat;
+
+/// The step's one function with a body.
+static FailureOr<func::FuncOp> getStepFunction(ModuleOp step) {
+  func::FuncOp found;
+  for (auto function : step.getOps<func::FuncOp>()) {
+    if (function.isExternal())
+      continue;
+    if (found)
+      return step.emitError("a training step has one function; this module "
+                            "has several");
+    found = function;
+  }
+  if (!found)
+    return step.emitError("the module has no function");
+  return found;
+}
+
+/// Marks every forward op for recomputation but the checkpoints, which are
+/// kept: the schedule torch.utils.checkpoint runs around those values.
+static LogicalResult markCheckpoints(func::FuncOp function,
+                                     ArrayRef<std::string> checkpoints) {
+  llvm::StringSet<> wanted;
+  for (const std::string &name : checkpoints)
+    wanted.insert(name);
+  llvm::StringSet<> found;
+  Builder b(function.getContext());
+  for (Operation &op : function.getBody().front()) {
+    auto phase = op.getAttrOfType<StringAttr>(attr::kPhase);
+    auto name = op.getAttrOfType<StringAttr>(attr::kName);
+    if (!phase || phase.getValue() != "forward" || !name)
+      continue;
+    bool keep = wanted.contains(name.getValue());
+    if (keep)
+      found.insert(name.getValue());
+    op.setAttr(attr::kPolicy, b.getStringAttr(keep ? "keep" : "recompute"));
+  }
+  for (const std::string &name : checkpoints)
+    if (!found.contains(name))
+      return function.emitError() << "no forward op is named '" << name
+                                  << "' (a checkpoint of the policy)";
+  return success();
+}
+
+static int64_t getFlops(const ExtractedProblem &extracted,
+                        const CostModel &costModel, ArrayRef<NodeId> steps) {
+  int64_t flops = 0;
+  for (NodeId node : steps)
+    if (FailureOr<OpCost> cost = costModel.getCost(extracted.ops[node]);
+        succeeded(cost))
+      flops += cost->flops;
+  return flops;
+}
+
+/// Plans the step's function (a copy, when the policy marks it).
+static FailureOr<std::pair<ExtractedProblem, RematPlan>>
+planPolicy(ModuleOp step, const Policy &policy, ByteSize budget,
+           const CostModel &costModel, OwningOpRef<ModuleOp> &copy) {
+  ModuleOp target = step;
+  if (!policy.checkpoints.empty()) {
+    copy = step.clone();
+    target = *copy;
+  }
+  FailureOr<func::FuncOp> function = getStepFunction(target);
+  if (failed(function))
+    return failure();
+  if (!policy.checkpoints.empty() &&
+      failed(markCheckpoints(*function, policy.checkpoints)))
+    return failure();
+  FailureOr<ExtractedProblem> extracted =
+      extractRematProblem(*function, costModel);
+  if (failed(extracted))
+    return failure();
+  RematOptions options;
+  options.budget = budget;
+  options.solver = policy.checkpoints.empty() ? policy.solver : "marks";
+  options.strict = false;
+  FailureOr<RematPlan> plan =
+      planRematerialization(*function, *extracted, options);
+  if (failed(plan))
+    return failure();
+  return std::make_pair(std::move(*extracted), std::move(*plan));
+}
+
+static ByteSize makeBudget(int64_t bytes) {
+  std::string error;
+  return *ByteSize::parse(std::to_string(bytes), error);
+}
+
+FailureOr<PolicyEvaluation>
+mlir::remat::evaluatePolicy(ModuleOp step, const Policy &policy,
+                            int64_t budgetBytes, const CostModel &costModel) {
+  OwningOpRef<ModuleOp> copy;
+  auto planned =
+      planPolicy(step, policy, makeBudget(budgetBytes), costModel, copy);
+  if (failed(planned))
+    return failure();
+  const auto &[extracted, plan] = *planned;
+  PolicyEvaluation evaluation;
+  evaluation.fits = plan.meetsBudget;
+  evaluation.bytes = extracted.problem.argumentBytes + plan.arenaBytes;
+  evaluation.peakBytes = plan.result.simulation.peakBytes;
+  evaluation.solver = plan.result.solver;
+  evaluation.status = stringifySolveStatus(plan.result.status);
+  if (plan.costBefore > 0)
+    evaluation.extraTime = plan.result.simulation.cost / plan.costBefore - 1.0;
+  std::vector<NodeId> once;
+  for (NodeId node = 0; node < NodeId(extracted.problem.nodes.size()); ++node)
+    once.push_back(node);
+  int64_t flopsBefore = getFlops(extracted, costModel, once);
+  int64_t flopsAfter =
+      getFlops(extracted, costModel, plan.result.schedule.steps);
+  if (flopsBefore > 0)
+    evaluation.extraFlops = double(flopsAfter) / double(flopsBefore) - 1.0;
+  return evaluation;
+}
+
+FailureOr<MaxBatchResult> mlir::remat::findMaxBatch(
+    TrainingStepBuilder &steps, const Policy &policy, int64_t budgetBytes,
+    const CostModel &costModel, int64_t maxBatch,
+    const std::function<void(const std::string &)> &progress) {
+  MaxBatchResult result;
+  result.policy = policy;
+  auto tryBatch = [&](int64_t batch) -> FailureOr<PolicyEvaluation> {
+    FailureOr<ModuleOp> step = steps.getStep(batch);
+    if (failed(step))
+      return failure();
+    FailureOr<PolicyEvaluation> evaluation =
+        evaluatePolicy(*step, policy, budgetBytes, costModel);
+    if (succeeded(evaluation) && progress)
+      progress(policy.label + ": batch " + std::to_string(batch) +
+               (evaluation->fits ? " fits" : " does not fit") + " (" +
+               std::to_string(evaluation->bytes) + " bytes)");
+    return evaluation;
+  };
+
+  FailureOr<PolicyEvaluation> first = tryBatch(1);
+  if (failed(first))
+    return failure();
+  result.evaluation = *first;
+  if (!first->fits)
+    return result;
+  // Double while the step fits, then bisect between the last batch that
+  // fits and the first that does not.
+  int64_t good = 1, bad = 0;
+  while (!bad) {
+    int64_t next = std::min(good * 2, maxBatch);
+    if (next == good)
+      break;
+    FailureOr<PolicyEvaluation> evaluation = tryBatch(next);
+    if (failed(evaluation))
+      return failure();
+    if (evaluation->fits) {
+      good = next;
+      result.evaluation = *evaluation;
+    } else {
+      bad = next;
+    }
+  }
+  while (bad && bad - good > 1) {
+    int64_t middle = good + (bad - good) / 2;
+    FailureOr<PolicyEvaluation> evaluation = tryBatch(middle);
+    if (failed(evaluation))
+      return failure();
+    if (evaluation->fits) {
+      good = middle;
+      result.evaluation = *evaluation;
+    } else {
+      bad = middle;
+    }
+  }
+  result.batch = good;
+  return result;
+}
+
+FailureOr<std::vector<SweepPoint>>
+mlir::remat::sweepBudgets(ModuleOp step, const Policy &policy, int points,
+                          const CostModel &costModel) {
+  // The range: from the lower bound to the bytes the step needs as given.
+  Policy none{"none", "none", {}};
+  OwningOpRef<ModuleOp> copy;
+  auto baseline = planPolicy(step, none, makeBudget(int64_t(1) << 62),
+                             costModel, copy);
+  if (failed(baseline))
+    return failure();
+  int64_t low = baseline->first.problem.getPeakLowerBound();
+  int64_t high =
+      baseline->first.problem.argumentBytes + baseline->second.arenaBytes;
+  std::vector<SweepPoint> sweep;
+  for (int i = 0; i < points; ++i) {
+    double fraction = points == 1 ? 1.0 : double(i) / double(points - 1);
+    int64_t budget = high - int64_t(std::llround(fraction * double(high - low)));
+    FailureOr<PolicyEvaluation> evaluation =
+        evaluatePolicy(step, policy, budget, costModel);
+    if (failed(evaluation))
+      return failure();
+    sweep.push_back({budget, *evaluation});
+  }
+  return sweep;
+}

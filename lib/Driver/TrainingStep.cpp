@@ -1,0 +1,52 @@
+//===- TrainingStep.cpp - a model's training step at any batch ------------===//
+
+#include "remat/Driver/TrainingStep.h"
+
+#include "remat/Target/TorchScript/TorchScriptImport.h"
+
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+
+using namespace mlir;
+using namespace mlir::remat;
+
+std::vector<RankedTensorType> mlir::remat::getBatchTypes(const ModelSpec &spec,
+                                                         int64_t batch) {
+  std::vector<RankedTensorType> types;
+  for (RankedTensorType sample : spec.sampleTypes) {
+    SmallVector<int64_t> shape{batch};
+    shape.append(sample.getShape().begin(), sample.getShape().end());
+    types.push_back(RankedTensorType::get(shape, sample.getElementType()));
+  }
+  return types;
+}
+
+FailureOr<ModuleOp> TrainingStepBuilder::getStep(int64_t batch) {
+  auto it = steps.find(batch);
+  if (it != steps.end())
+    return *it->second;
+  TorchScriptImportOptions importOptions;
+  importOptions.inputTypes = getBatchTypes(spec, batch);
+  FailureOr<TorchScriptImport> imported =
+      importTorchScript(spec.modelPath, importOptions, context);
+  if (failed(imported))
+    return failure();
+  OwningOpRef<ModuleOp> module = std::move(imported->module);
+  for (auto function : module->getOps<func::FuncOp>()) {
+    AutodiffOptions options = spec.autodiff;
+    auto results = function.getFunctionType().getResults();
+    auto first = results.empty() ? RankedTensorType()
+                                 : dyn_cast<RankedTensorType>(results[0]);
+    bool returnsLoss = first && first.getRank() == 0;
+    if (spec.classes > 0 && first && first.getRank() == 2 &&
+        first.getDimSize(1) != spec.classes)
+      return function.emitError()
+             << "the model's output has " << first.getDimSize(1)
+             << " classes, not the " << spec.classes << " of --classes";
+    options.loss = returnsLoss ? "none" : "cross-entropy";
+    if (failed(differentiateFunction(function, options)))
+      return failure();
+  }
+  ModuleOp step = *module;
+  steps[batch] = std::move(module);
+  return step;
+}

@@ -1,0 +1,189 @@
+//===- DriverOptions.cpp - the remat driver's command line ----------------===//
+
+#include "DriverOptions.h"
+
+#include "remat/Remat/Solvers.h"
+#include "remat/Support/ByteSize.h"
+#include "remat/Target/TorchScript/TorchScriptImport.h"
+
+#include "mlir/IR/Location.h"
+#include "llvm/ADT/StringExtras.h"
+#include "llvm/Support/raw_ostream.h"
+
+using namespace mlir;
+using namespace mlir::remat;
+namespace cl = llvm::cl;
+
+namespace mlir::remat::driver {
+
+cl::SubCommand maxBatchCommand(
+    "max-batch", "The largest batch whose training step fits the budget, per "
+                 "policy");
+cl::SubCommand compileCommand(
+    "compile", "Import, differentiate, rematerialize and plan one step");
+cl::SubCommand sweepCommand(
+    "sweep", "Extra compute against budget for the step at one batch");
+
+cl::opt<std::string> modelFile(cl::Positional, cl::Required,
+                               cl::desc("<model.pt>"), cl::sub(maxBatchCommand),
+                               cl::sub(compileCommand), cl::sub(sweepCommand));
+cl::list<std::string> sampleShapes(
+    "sample-shape", cl::CommaSeparated, cl::sub(maxBatchCommand),
+    cl::desc("Type of one sample of each input of forward, without the batch "
+             "(3x224x224xf32; i64 for per-sample labels)"));
+cl::list<std::string> inputShapes(
+    "input-shape", cl::CommaSeparated, cl::sub(compileCommand),
+    cl::sub(sweepCommand),
+    cl::desc("Full type of each input of forward, batch included "
+             "(31x3x224x224xf32)"));
+cl::opt<std::string> budgetOption(
+    "budget", cl::sub(maxBatchCommand), cl::sub(compileCommand),
+    cl::desc("Bytes for arguments + arena (2.5GB, 512MiB, 123456; compile "
+             "also takes 80%)"));
+cl::opt<std::string> deviceOption(
+    "device", cl::init("h200"), cl::sub(maxBatchCommand),
+    cl::sub(compileCommand), cl::sub(sweepCommand),
+    cl::desc("Cost-model profile: h200, a100, v100, gtx970m, cpu"));
+cl::opt<std::string> solverOption(
+    "solver", cl::init("auto"), cl::sub(compileCommand), cl::sub(sweepCommand),
+    cl::desc("Solver: none, segments=K, sqrt, marks, heuristic, auto"));
+static cl::opt<std::string> policiesOption(
+    "policies", cl::init("none,checkpoints,sqrt,auto"),
+    cl::sub(maxBatchCommand),
+    cl::desc("Policies to compare: solvers, and 'checkpoints' for "
+             "--checkpoints (left out when --checkpoints is not given)"));
+static cl::list<std::string> checkpointsOption(
+    "checkpoints", cl::CommaSeparated, cl::sub(maxBatchCommand),
+    cl::desc("Forward ops (remat.name) whose results are kept, as "
+             "torch.utils.checkpoint keeps segment inputs; every other "
+             "forward op is recomputed"));
+cl::opt<int64_t> maxBatchOption("max-batch", cl::init(65536),
+                                cl::sub(maxBatchCommand),
+                                cl::desc("The largest batch tried"));
+cl::opt<int> pointsOption("points", cl::init(8), cl::sub(sweepCommand),
+                          cl::desc("Budgets in the sweep"));
+static cl::opt<std::string> optimizerOption(
+    "optimizer", cl::init("none"), cl::sub(maxBatchCommand),
+    cl::sub(compileCommand), cl::sub(sweepCommand),
+    cl::desc("The step's update: none (gradients), sgd or adam"));
+static cl::opt<double> lrOption("lr", cl::init(0.0), cl::sub(maxBatchCommand),
+                                cl::sub(compileCommand), cl::sub(sweepCommand),
+                                cl::desc("Learning rate (0: the optimizer's "
+                                         "default)"));
+static cl::opt<double> momentumOption(
+    "momentum", cl::init(0.0), cl::sub(maxBatchCommand),
+    cl::sub(compileCommand), cl::sub(sweepCommand), cl::desc("SGD momentum"));
+static cl::opt<int64_t> classesOption(
+    "classes", cl::init(0), cl::sub(maxBatchCommand), cl::sub(compileCommand),
+    cl::sub(sweepCommand),
+    cl::desc("Classes of the model's output (checked when given)"));
+cl::opt<bool> jsonOutput("json", cl::sub(maxBatchCommand), cl::sub(sweepCommand),
+                         cl::desc("Print JSON instead of a table"));
+cl::opt<std::string> outputFile("o", cl::init("-"), cl::sub(compileCommand),
+                                cl::desc("Output MLIR file"));
+cl::opt<std::string> weightsOption(
+    "weights", cl::sub(compileCommand),
+    cl::desc("Weights directory (default: <output>.weights)"));
+cl::opt<std::string> reportPath("report", cl::sub(compileCommand),
+                                cl::desc("Write the report to FILE.json"));
+cl::opt<std::string> timelinePath("timeline", cl::sub(compileCommand),
+                                  cl::desc("Write the timeline to FILE.svg"));
+cl::opt<std::string> svgPath("svg", cl::sub(sweepCommand),
+                             cl::desc("Write the sweep's chart to FILE.svg"));
+
+int fail(const llvm::Twine &message) {
+  llvm::errs() << "remat: error: " << message << "\n";
+  return 1;
+}
+
+FailureOr<ModelSpec> getModelSpec(MLIRContext &context,
+                                  const std::vector<std::string> &shapes,
+                                  llvm::StringRef flag) {
+  ModelSpec spec;
+  spec.modelPath = modelFile;
+  if (shapes.empty())
+    return fail(flag + " is required: one per input of the model's forward"),
+           failure();
+  for (const std::string &text : shapes) {
+    FailureOr<RankedTensorType> type = parseTensorSpec(text, &context);
+    if (failed(type))
+      return fail(flag + " '" + text +
+                  "' is not a shape and element type such as " +
+                  (flag == "--sample-shape" ? "3x224x224xf32"
+                                            : "31x3x224x224xf32")),
+             failure();
+    spec.sampleTypes.push_back(*type);
+  }
+  spec.autodiff.optimizer = optimizerOption;
+  spec.autodiff.lr = lrOption;
+  spec.autodiff.momentum = momentumOption;
+  spec.classes = classesOption;
+  if (optimizerOption != "none" && optimizerOption != "sgd" &&
+      optimizerOption != "adam")
+    return fail("--optimizer '" + optimizerOption +
+                "' is not none, sgd or adam"),
+           failure();
+  return spec;
+}
+
+FailureOr<int64_t> splitBatch(ModelSpec &spec) {
+  int64_t batch = -1;
+  for (RankedTensorType &type : spec.sampleTypes) {
+    if (type.getRank() == 0 || (batch >= 0 && type.getDimSize(0) != batch))
+      return fail("every --input-shape needs the same leading (batch) "
+                  "dimension"),
+             failure();
+    batch = type.getDimSize(0);
+    type = RankedTensorType::get(type.getShape().drop_front(),
+                                 type.getElementType());
+  }
+  return batch;
+}
+
+FailureOr<int64_t> getBudgetBytes(bool allowPercent) {
+  if (budgetOption.empty())
+    return fail("--budget is required (2.5GB, 512MiB, 123456)"), failure();
+  std::string error;
+  std::optional<ByteSize> size = ByteSize::parse(budgetOption, error);
+  if (!size)
+    return fail("--budget: " + error), failure();
+  if (size->isPercent()) {
+    if (!allowPercent)
+      return fail("--budget must be bytes here (2.5GB, 512MiB, 123456): a "
+                  "percentage of which step's peak?"),
+             failure();
+    return int64_t(0);
+  }
+  return size->resolve(0);
+}
+
+FailureOr<std::vector<Policy>> getPolicies() {
+  std::vector<Policy> policies;
+  llvm::SmallVector<llvm::StringRef> names;
+  llvm::StringRef(policiesOption).split(names, ',', -1, false);
+  for (llvm::StringRef name : names) {
+    if (name == "checkpoints") {
+      if (checkpointsOption.empty())
+        continue;
+      std::vector<std::string> ops(checkpointsOption.begin(),
+                                   checkpointsOption.end());
+      policies.push_back({"checkpoints", "marks", ops});
+      continue;
+    }
+    std::string error;
+    RematProblem empty;
+    if (!solve(empty, name.str(), SolverOptions(), error) && !error.empty())
+      return fail("--policies: " + error), failure();
+    policies.push_back({name.str(), name.str(), {}});
+  }
+  if (policies.empty())
+    return fail("--policies names no policy"), failure();
+  return policies;
+}
+
+FailureOr<const DeviceProfile *> getDevice(MLIRContext &context) {
+  return lookupDeviceProfile(deviceOption,
+                             FileLineColLoc::get(&context, "--device", 0, 0));
+}
+
+} // namespace mlir::remat::driver

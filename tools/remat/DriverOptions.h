@@ -1,0 +1,58 @@
+//===- DriverOptions.h - the remat driver's command line -------*- C++ -*-===//
+
+#ifndef REMAT_TOOLS_REMAT_DRIVEROPTIONS_H
+#define REMAT_TOOLS_REMAT_DRIVEROPTIONS_H
+
+#include "remat/Analysis/CostModel.h"
+#include "remat/Driver/BatchSearch.h"
+
+#include "llvm/Support/CommandLine.h"
+
+#include <string>
+#include <vector>
+
+namespace mlir::remat::driver {
+
+extern llvm::cl::SubCommand maxBatchCommand;
+extern llvm::cl::SubCommand compileCommand;
+extern llvm::cl::SubCommand sweepCommand;
+
+extern llvm::cl::opt<std::string> modelFile;
+extern llvm::cl::list<std::string> sampleShapes;
+extern llvm::cl::list<std::string> inputShapes;
+extern llvm::cl::opt<std::string> budgetOption;
+extern llvm::cl::opt<std::string> deviceOption;
+extern llvm::cl::opt<std::string> solverOption;
+extern llvm::cl::opt<int64_t> maxBatchOption;
+extern llvm::cl::opt<int> pointsOption;
+extern llvm::cl::opt<bool> jsonOutput;
+extern llvm::cl::opt<std::string> outputFile;
+extern llvm::cl::opt<std::string> weightsOption;
+extern llvm::cl::opt<std::string> reportPath;
+extern llvm::cl::opt<std::string> timelinePath;
+extern llvm::cl::opt<std::string> svgPath;
+
+/// Prints "remat: error: MESSAGE" and returns 1.
+int fail(const llvm::Twine &message);
+
+/// The model and its shapes (from `shapes`, named `flag` in errors) and the
+/// autodiff options of the command line.
+FailureOr<ModelSpec> getModelSpec(MLIRContext &context,
+                                  const std::vector<std::string> &shapes,
+                                  llvm::StringRef flag);
+
+/// Turns full input types into sample types; returns the batch, the leading
+/// dimension every input shares.
+FailureOr<int64_t> splitBatch(ModelSpec &spec);
+
+/// --budget in bytes (a percentage only where `allowPercent`).
+FailureOr<int64_t> getBudgetBytes(bool allowPercent = false);
+
+/// The policies of --policies and --checkpoints.
+FailureOr<std::vector<Policy>> getPolicies();
+
+FailureOr<const DeviceProfile *> getDevice(MLIRContext &context);
+
+} // namespace mlir::remat::driver
+
+#endif // REMAT_TOOLS_REMAT_DRIVEROPTIONS_H

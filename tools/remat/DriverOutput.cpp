@@ -1,0 +1,198 @@
+//===- DriverOutput.cpp - the remat driver's tables, JSON and chart -------===//
+
+#include "DriverOutput.h"
+
+#include "llvm/Support/Format.h"
+#include "llvm/Support/JSON.h"
+#include "llvm/Support/Path.h"
+
+#include <algorithm>
+
+using namespace mlir;
+using namespace mlir::remat;
+using namespace mlir::remat::driver;
+
+static std::string describeShapes(const ModelSpec &spec) {
+  std::string text;
+  llvm::raw_string_ostream os(text);
+  llvm::interleaveComma(spec.sampleTypes, os, [&](RankedTensorType type) {
+    for (int64_t dim : type.getShape())
+      os << dim << "x";
+    os << type.getElementType();
+  });
+  return text;
+}
+
+static std::string percent(double fraction) {
+  std::string text;
+  llvm::raw_string_ostream(text) << llvm::format("%+.1f%%", 100.0 * fraction);
+  return text;
+}
+
+static void printHeader(llvm::raw_ostream &os, const ModelSpec &spec,
+                        const DeviceProfile &device) {
+  os << "model " << llvm::sys::path::filename(spec.modelPath) << " ("
+     << describeShapes(spec) << "), optimizer " << spec.autodiff.optimizer
+     << ", device " << device.name << "\n";
+}
+
+void driver::printMaxBatchTable(llvm::raw_ostream &os, const ModelSpec &spec,
+                                int64_t budgetBytes,
+                                const DeviceProfile &device,
+                                ArrayRef<MaxBatchResult> results) {
+  printHeader(os, spec, device);
+  os << "budget " << budgetBytes << " bytes (arguments + arena)\n\n";
+  int64_t noneBatch = 0;
+  for (const MaxBatchResult &result : results)
+    if (result.policy.label == "none")
+      noneBatch = result.batch;
+  os << llvm::format("%-14s %9s %8s %11s %12s %14s  %s\n", "policy",
+                     "max batch", "vs none", "extra time", "extra FLOPs",
+                     "bytes used", "solver");
+  for (const MaxBatchResult &result : results) {
+    std::string ratio = "-";
+    if (noneBatch > 0)
+      llvm::raw_string_ostream(ratio = "")
+          << llvm::format("%.2fx", double(result.batch) / double(noneBatch));
+    const PolicyEvaluation &at = result.evaluation;
+    bool any = result.batch > 0;
+    os << llvm::format("%-14s %9lld %8s %11s %12s %14lld  %s\n",
+                       result.policy.label.c_str(), (long long)result.batch,
+                       ratio.c_str(), any ? percent(at.extraTime).c_str() : "-",
+                       any ? percent(at.extraFlops).c_str() : "-",
+                       (long long)(any ? at.bytes : 0), at.solver.c_str());
+  }
+  os << "\nextra time: estimated on the " << device.name
+     << " profile; extra FLOPs: recomputed arithmetic; both against the same "
+        "batch without recomputation\n";
+}
+
+void driver::printMaxBatchJson(llvm::raw_ostream &os, const ModelSpec &spec,
+                               int64_t budgetBytes,
+                               const DeviceProfile &device,
+                               ArrayRef<MaxBatchResult> results) {
+  llvm::json::Array policies;
+  for (const MaxBatchResult &result : results) {
+    const PolicyEvaluation &at = result.evaluation;
+    llvm::json::Object entry{{"policy", result.policy.label},
+                             {"max_batch", result.batch},
+                             {"solver", at.solver},
+                             {"status", at.status}};
+    if (result.batch > 0) {
+      entry["extra_time"] = at.extraTime;
+      entry["extra_flops"] = at.extraFlops;
+      entry["bytes"] = at.bytes;
+      entry["peak_bytes"] = at.peakBytes;
+    }
+    policies.push_back(std::move(entry));
+  }
+  llvm::json::Object root{{"model", spec.modelPath},
+                          {"sample_shapes", describeShapes(spec)},
+                          {"optimizer", spec.autodiff.optimizer},
+                          {"device", device.name},
+                          {"budget_bytes", budgetBytes},
+                          {"policies", std::move(policies)}};
+  os << llvm::formatv("{0:2}", llvm::json::Value(std::move(root))) << "\n";
+}
+
+void driver::printSweepTable(llvm::raw_ostream &os, const ModelSpec &spec,
+                             const Policy &policy, const DeviceProfile &device,
+                             ArrayRef<SweepPoint> sweep) {
+  printHeader(os, spec, device);
+  os << "solver " << policy.solver << "\n\n";
+  os << llvm::format("%14s %8s %5s %11s %12s %14s  %s\n", "budget", "of max",
+                     "fits", "extra time", "extra FLOPs", "bytes used",
+                     "solver");
+  int64_t high = sweep.empty() ? 1 : sweep.front().budgetBytes;
+  for (const SweepPoint &point : sweep) {
+    const PolicyEvaluation &at = point.evaluation;
+    // Where nothing fits, the figures of the closest schedule mean little.
+    os << llvm::format("%14lld %7.1f%% %5s %11s %12s %14lld  %s\n",
+                       (long long)point.budgetBytes,
+                       100.0 * double(point.budgetBytes) / double(high),
+                       at.fits ? "yes" : "no",
+                       at.fits ? percent(at.extraTime).c_str() : "-",
+                       at.fits ? percent(at.extraFlops).c_str() : "-",
+                       (long long)at.bytes, at.solver.c_str());
+  }
+}
+
+void driver::printSweepJson(llvm::raw_ostream &os, const ModelSpec &spec,
+                            const Policy &policy, const DeviceProfile &device,
+                            ArrayRef<SweepPoint> sweep) {
+  llvm::json::Array points;
+  for (const SweepPoint &point : sweep)
+    points.push_back(llvm::json::Object{
+        {"budget_bytes", point.budgetBytes},
+        {"fits", point.evaluation.fits},
+        {"extra_time", point.evaluation.extraTime},
+        {"extra_flops", point.evaluation.extraFlops},
+        {"bytes", point.evaluation.bytes},
+        {"solver", point.evaluation.solver},
+        {"status", point.evaluation.status}});
+  llvm::json::Object root{{"model", spec.modelPath},
+                          {"shapes", describeShapes(spec)},
+                          {"device", device.name},
+                          {"policy", policy.solver},
+                          {"points", std::move(points)}};
+  os << llvm::formatv("{0:2}", llvm::json::Value(std::move(root))) << "\n";
+}
+
+void driver::printSweepSvg(llvm::raw_ostream &os, const ModelSpec &spec,
+                           const Policy &policy, ArrayRef<SweepPoint> sweep) {
+  const double width = 640, height = 360, left = 70, right = 20, top = 30,
+               bottom = 50;
+  int64_t low = sweep.back().budgetBytes, high = sweep.front().budgetBytes;
+  double maxExtra = 0.01;
+  for (const SweepPoint &point : sweep)
+    if (point.evaluation.fits)
+      maxExtra = std::max(maxExtra, point.evaluation.extraTime);
+  auto x = [&](int64_t budget) {
+    double span = std::max<double>(1.0, double(high - low));
+    return left + (width - left - right) * double(budget - low) / span;
+  };
+  auto y = [&](double extra) {
+    return height - bottom - (height - top - bottom) * extra / maxExtra;
+  };
+  os << llvm::format("<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"%.0f\" "
+                     "height=\"%.0f\" font-family=\"sans-serif\" "
+                     "font-size=\"12\">\n",
+                     width, height);
+  os << "<title>extra compute against budget: "
+     << llvm::sys::path::filename(spec.modelPath) << ", solver "
+     << policy.solver << "</title>\n";
+  os << llvm::format("<line x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\" "
+                     "stroke=\"black\"/>\n",
+                     left, height - bottom, width - right, height - bottom);
+  os << llvm::format("<line x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\" "
+                     "stroke=\"black\"/>\n",
+                     left, top, left, height - bottom);
+  os << llvm::format("<text x=\"%.1f\" y=\"%.1f\" text-anchor=\"middle\">"
+                     "budget (bytes): %lld to %lld</text>\n",
+                     (left + width - right) / 2, height - 15, (long long)low,
+                     (long long)high);
+  os << llvm::format("<text x=\"15\" y=\"%.1f\" transform=\"rotate(-90 15 "
+                     "%.1f)\" text-anchor=\"middle\">extra time (max %.1f%%)"
+                     "</text>\n",
+                     (top + height - bottom) / 2, (top + height - bottom) / 2,
+                     100.0 * maxExtra);
+  std::string path;
+  for (const SweepPoint &point : sweep) {
+    if (!point.evaluation.fits) {
+      os << llvm::format("<text x=\"%.1f\" y=\"%.1f\" fill=\"red\" "
+                         "text-anchor=\"middle\">x</text>\n",
+                         x(point.budgetBytes), height - bottom - 4);
+      continue;
+    }
+    double px = x(point.budgetBytes), py = y(point.evaluation.extraTime);
+    llvm::raw_string_ostream(path)
+        << llvm::format("%s%.1f,%.1f", path.empty() ? "" : " ", px, py);
+    os << llvm::format("<circle cx=\"%.1f\" cy=\"%.1f\" r=\"3\" "
+                       "fill=\"steelblue\"/>\n",
+                       px, py);
+  }
+  if (!path.empty())
+    os << "<polyline fill=\"none\" stroke=\"steelblue\" points=\"" << path
+       << "\"/>\n";
+  os << "</svg>\n";
+}

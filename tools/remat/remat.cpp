@@ -1,0 +1,184 @@
+//===- remat.cpp - the user's driver: largest batch, compile, sweep -------===//
+//
+//   remat max-batch MODEL.pt --sample-shape=3x224x224xf32 --budget=2.5GB
+//         [--device=gtx970m] [--optimizer=adam] [--policies=none,sqrt,auto]
+//         [--checkpoints=OP,OP,...] [--max-batch=N] [--json]
+//   remat compile MODEL.pt --input-shape=31x3x224x224xf32 --budget=2.5GB
+//         -o step.mlir [--solver=auto] [--report=F.json] [--timeline=F.svg]
+//   remat sweep MODEL.pt --input-shape=31x3x224x224xf32 [--points=8]
+//         [--solver=auto] [--svg=F.svg] [--json]
+//
+// A thin layer over the library: the TorchScript importer, remat-autodiff,
+// the rematerialization planner and the report (Driver/BatchSearch.h).
+//
+//===----------------------------------------------------------------------===//
+
+#include "DriverOptions.h"
+#include "DriverOutput.h"
+
+#include "remat/Driver/BatchSearch.h"
+#include "remat/InitAll.h"
+#include "remat/Target/TorchScript/TorchScriptImport.h"
+#include "remat/Transforms/Passes.h"
+
+#include "mlir/IR/MLIRContext.h"
+#include "mlir/Pass/PassManager.h"
+#include "mlir/Support/FileUtilities.h"
+#include "llvm/Support/InitLLVM.h"
+#include "llvm/Support/SourceMgr.h"
+#include "llvm/Support/ToolOutputFile.h"
+#include "llvm/Support/raw_ostream.h"
+
+using namespace mlir;
+using namespace mlir::remat;
+using namespace mlir::remat::driver;
+
+static void progress(const std::string &line) {
+  llvm::errs() << "remat: " << line << "\n";
+}
+
+static int runMaxBatch(MLIRContext &context) {
+  FailureOr<ModelSpec> spec = getModelSpec(context, sampleShapes, "--sample-shape");
+  FailureOr<int64_t> budget = getBudgetBytes();
+  FailureOr<std::vector<Policy>> policies = getPolicies();
+  FailureOr<const DeviceProfile *> device = getDevice(context);
+  if (failed(spec) || failed(budget) || failed(policies) || failed(device))
+    return 1;
+  CostModel costModel(**device);
+  TrainingStepBuilder steps(&context, *spec);
+  std::vector<MaxBatchResult> results;
+  for (const Policy &policy : *policies) {
+    FailureOr<MaxBatchResult> result = findMaxBatch(
+        steps, policy, *budget, costModel, maxBatchOption, progress);
+    if (failed(result))
+      return 1;
+    results.push_back(*result);
+  }
+  progress("built the step at " + std::to_string(steps.getBuiltCount()) +
+           " batch sizes");
+  if (llvm::none_of(results, [](const MaxBatchResult &r) { return r.batch; })) {
+    int64_t smallest = INT64_MAX;
+    for (const MaxBatchResult &result : results)
+      smallest = std::min(smallest, result.evaluation.bytes);
+    return fail("the budget " + budgetOption + " (" + std::to_string(*budget) +
+                " bytes) cannot hold the step at batch 1 under any policy; "
+                "the smallest budget that fits batch 1 is " +
+                std::to_string(smallest) + " bytes");
+  }
+  if (jsonOutput)
+    printMaxBatchJson(llvm::outs(), *spec, *budget, **device, results);
+  else
+    printMaxBatchTable(llvm::outs(), *spec, *budget, **device, results);
+  return 0;
+}
+
+static int runCompile(MLIRContext &context) {
+  FailureOr<ModelSpec> spec = getModelSpec(context, inputShapes, "--input-shape");
+  if (failed(spec) || failed(getBudgetBytes(/*allowPercent=*/true)))
+    return 1;
+  if (outputFile == "-" && weightsOption.empty())
+    return fail("writing the MLIR to stdout needs --weights=DIR");
+  TorchScriptImportOptions importOptions;
+  importOptions.inputTypes = spec->sampleTypes;
+  importOptions.weightsPath =
+      weightsOption.empty() ? outputFile + ".weights" : weightsOption;
+  FailureOr<TorchScriptImport> imported =
+      importTorchScript(spec->modelPath, importOptions, &context);
+  if (failed(imported))
+    return 1;
+  for (auto function : imported->module->getOps<func::FuncOp>()) {
+    AutodiffOptions options = spec->autodiff;
+    auto results = function.getFunctionType().getResults();
+    options.loss = !results.empty() &&
+                           cast<RankedTensorType>(results[0]).getRank() == 0
+                       ? "none"
+                       : "cross-entropy";
+    if (failed(differentiateFunction(function, options)))
+      return 1;
+  }
+  PassManager pm(&context);
+  RematPipelineOptions pipeline;
+  std::string budgetError;
+  pipeline.budget = *ByteSize::parse(budgetOption, budgetError);
+  pipeline.solver = solverOption;
+  pipeline.device = deviceOption;
+  buildRematPipeline(pm, pipeline);
+  if (!reportPath.empty() || !timelinePath.empty()) {
+    RematReportPassOptions report;
+    report.path = reportPath;
+    report.timeline = timelinePath;
+    report.device = deviceOption;
+    pm.addPass(createRematReportPass(report));
+  }
+  if (failed(pm.run(*imported->module)))
+    return 1;
+  std::string error;
+  std::unique_ptr<llvm::ToolOutputFile> output =
+      openOutputFile(outputFile, &error);
+  if (!output)
+    return fail(error);
+  if (!writeWeightsDirectory(importOptions.weightsPath, imported->weights,
+                             error))
+    return fail(error);
+  imported->module->print(output->os());
+  output->keep();
+  return 0;
+}
+
+static int runSweep(MLIRContext &context) {
+  FailureOr<ModelSpec> spec = getModelSpec(context, inputShapes, "--input-shape");
+  FailureOr<const DeviceProfile *> device = getDevice(context);
+  if (failed(spec) || failed(device))
+    return 1;
+  if (pointsOption < 2)
+    return fail("--points must be at least 2");
+  ModelSpec shown = *spec; // with the batch, for the output
+  FailureOr<int64_t> batch = splitBatch(*spec);
+  if (failed(batch))
+    return 1;
+  TrainingStepBuilder steps(&context, *spec);
+  FailureOr<ModuleOp> step = steps.getStep(*batch);
+  if (failed(step))
+    return 1;
+  CostModel costModel(**device);
+  Policy policy{solverOption, solverOption, {}};
+  FailureOr<std::vector<SweepPoint>> sweep =
+      sweepBudgets(*step, policy, pointsOption, costModel);
+  if (failed(sweep))
+    return 1;
+  if (!svgPath.empty()) {
+    std::string error;
+    std::unique_ptr<llvm::ToolOutputFile> svg = openOutputFile(svgPath, &error);
+    if (!svg)
+      return fail(error);
+    printSweepSvg(svg->os(), shown, policy, *sweep);
+    svg->keep();
+  }
+  if (jsonOutput)
+    printSweepJson(llvm::outs(), shown, policy, **device, *sweep);
+  else
+    printSweepTable(llvm::outs(), shown, policy, **device, *sweep);
+  return 0;
+}
+
+int main(int argc, char **argv) {
+  llvm::InitLLVM init(argc, argv);
+  llvm::cl::ParseCommandLineOptions(
+      argc, argv,
+      "remat: the largest batch that fits, a compiled training step, or "
+      "extra compute against budget, for a TorchScript model\n");
+  DialectRegistry registry;
+  registerAllDialects(registry);
+  MLIRContext context(registry);
+  context.loadAllAvailableDialects();
+  context.printOpOnDiagnostic(false);
+  llvm::SourceMgr sourceMgr;
+  SourceMgrDiagnosticHandler handler(sourceMgr, &context);
+  if (maxBatchCommand)
+    return runMaxBatch(context);
+  if (compileCommand)
+    return runCompile(context);
+  if (sweepCommand)
+    return runSweep(context);
+  return fail("name a command: max-batch, compile or sweep (see --help)");
+}
