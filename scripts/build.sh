@@ -17,8 +17,14 @@ torch_option=OFF
 if [ -f /usr/lib/x86_64-linux-gnu/cmake/Torch/TorchConfig.cmake ]; then
   torch_option=ON
 fi
+# The exact solver needs CBC, which install-deps.sh installs too.
+cbc_option=OFF
+if pkg-config --exists cbc 2>/dev/null; then
+  cbc_option=ON
+fi
 cmake -S "$root" -B "$build_dir" -G Ninja \
   -DREMAT_ENABLE_TORCH="$torch_option" \
+  -DREMAT_ENABLE_CBC="$cbc_option" \
   -DCMAKE_BUILD_TYPE=Release \
   -DMLIR_DIR="$llvm_prefix/lib/cmake/mlir" \
   -DLLVM_EXTERNAL_LIT="$llvm_prefix/bin/lit" \

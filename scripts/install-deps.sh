@@ -17,10 +17,10 @@ packages=(
   libgtest-dev libgmock-dev libbenchmark-dev
   # JSON reading (graph import, reports).
   nlohmann-json3-dev
-  # Optional components switched on by later work: LibTorch (importer and CPU
-  # executor), CBC/GLPK (exact solver), Python torch for reference checks.
+  # LibTorch (importer and CPU executor), Python torch for reference checks,
+  # CBC (exact solver, found through pkg-config).
   libtorch-dev python3-torch python3-torchvision python3-networkx
-  coinor-libcbc-dev libglpk-dev
+  coinor-libcbc-dev libglpk-dev pkgconf
 )
 
 sudo_cmd=()

@@ -34,6 +34,8 @@ llvm_config.with_environment("PATH", config.remat_tools_dir, append_path=True)
 
 if config.remat_enable_torch:
     config.available_features.add("torch")
+if config.remat_enable_cbc:
+    config.available_features.add("cbc")
 
 # The public benchmark graphs live in shared/, beside the repository (CI
 # copies it there too); REMAT_BENCH_GRAPHS overrides the location.

@@ -301,6 +301,13 @@ std::optional<SolverResult> mlir::remat::solve(const RematProblem &problem,
     return solveHeuristic(problem, options);
   if (spec == "auto")
     return solveAuto(problem, options);
+  if (spec == "exact") {
+    if (isExactSolverAvailable())
+      return solveExact(problem, options);
+    error = "this build of remat has no exact solver (it needs CBC: "
+            "configure with -DREMAT_ENABLE_CBC=ON)";
+    return std::nullopt;
+  }
   llvm::StringRef text(spec);
   if (text.consume_front("segments=")) {
     int64_t segments;
@@ -311,6 +318,15 @@ std::optional<SolverResult> mlir::remat::solve(const RematProblem &problem,
     return std::nullopt;
   }
   error = "unknown solver '" + spec +
-          "': expected none, segments=K, sqrt, marks, heuristic or auto";
+          "': expected none, segments=K, sqrt, marks, heuristic, exact or auto";
   return std::nullopt;
 }
+
+#ifndef REMAT_HAVE_CBC
+bool mlir::remat::isExactSolverAvailable() { return false; }
+
+SolverResult mlir::remat::solveExact(const RematProblem &problem,
+                                     const SolverOptions &options) {
+  return notApplicable("exact", "this build of remat has no CBC");
+}
+#endif

@@ -154,12 +154,15 @@ mlir::remat::planRematerialization(FunctionOpInterface function,
                         ? problem.argumentBytes + plan.arenaBytes
                         : simulation.peakBytes;
     plan.meetsBudget = total <= plan.budgetBytes;
-    if (plan.meetsBudget || plan.result.status != SolveStatus::Feasible)
+    bool solverFits = plan.result.status == SolveStatus::Feasible ||
+                      plan.result.status == SolveStatus::Optimal;
+    if (plan.meetsBudget || !solverFits)
       break;
     solverOptions.budgetBytes -= total - plan.budgetBytes;
   }
   if (plan.result.hasSchedule() && !plan.meetsBudget &&
-      plan.result.status == SolveStatus::Feasible)
+      (plan.result.status == SolveStatus::Feasible ||
+       plan.result.status == SolveStatus::Optimal))
     plan.result.status = SolveStatus::Infeasible;
   plan.solveSeconds = std::chrono::duration<double>(
                           std::chrono::steady_clock::now() - start)

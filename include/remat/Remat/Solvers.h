@@ -17,6 +17,10 @@
 //                evicted values where they are read; several scores tried,
 //                each with one-step recomputation (an evicted value's
 //                operands held until it is read) and with chains allowed
+//   exact        Checkmate's MILP over frontier-advancing stages (node-
+//                granular memory) solved by CBC, warm-started from the
+//                heuristic: optimal with proof over that space, or the best
+//                schedule and a proven lower bound at the work/time limit
 //   auto         every applicable solver above; the cheapest schedule within
 //                the budget, else the one with the smallest peak
 //
@@ -97,6 +101,11 @@ SolverResult solveHeuristic(const RematProblem &problem,
                             const SolverOptions &options);
 SolverResult solveAuto(const RematProblem &problem,
                        const SolverOptions &options);
+/// Checkmate's stage MILP solved by CBC, warm-started from the heuristic
+/// (ExactSolver.cpp); only in builds with CBC (isExactSolverAvailable()).
+SolverResult solveExact(const RematProblem &problem,
+                        const SolverOptions &options);
+bool isExactSolverAvailable();
 
 } // namespace mlir::remat
 

@@ -1,0 +1,425 @@
+//===- ExactSolver.cpp - Checkmate's stage MILP, solved by CBC ------------===//
+//
+// The `exact` solver: the rematerialization MILP of Checkmate (Jain et al.,
+// MLSys 2020) over frontier-advancing stages - stage t computes node t for
+// the first time, after recomputing any earlier nodes it chooses - with
+// memory counted per node (all results of a node live and die together),
+// written for CBC through its C interface and warm-started from the
+// heuristic's schedule. CBC either proves the optimum over that schedule
+// space or stops at the work or time limit with its best schedule and a
+// proven lower bound. Every schedule returned goes through simulate().
+//
+//===----------------------------------------------------------------------===//
+
+#include "remat/Remat/Solvers.h"
+
+#include <coin/Cbc_C_Interface.h>
+
+#include <algorithm>
+#include <cfloat>
+#include <cmath>
+#include <map>
+#include <memory>
+#include <tuple>
+
+using namespace mlir::remat;
+
+namespace {
+
+/// Problems above this many nodes get the heuristic's schedule: the MILP
+/// has O(n^2) binaries.
+constexpr size_t kMaxMilpNodes = 300;
+/// Branch-and-bound nodes CBC may explore when no work limit is given.
+constexpr int kDefaultMaxBranchNodes = 20000;
+
+/// A MILP collected in memory, then handed to CBC in one call (adding rows
+/// one by one to CBC takes quadratic time).
+struct SparseMilp {
+  std::vector<double> colLower, colUpper, objective;
+  std::vector<int> integers;
+  std::vector<double> rowLower, rowUpper;
+  std::vector<std::tuple<int, int, double>> entries; // column, row, value
+
+  int addColumn(double lb, double ub, double cost, bool integer) {
+    int column = int(colLower.size());
+    colLower.push_back(lb);
+    colUpper.push_back(ub);
+    objective.push_back(cost);
+    if (integer)
+      integers.push_back(column);
+    return column;
+  }
+
+  void addRow(const std::vector<int> &cols, const std::vector<double> &coefs,
+              char sense, double rhs) {
+    int row = int(rowLower.size());
+    rowLower.push_back(sense == 'L' ? -DBL_MAX : rhs);
+    rowUpper.push_back(sense == 'G' ? DBL_MAX : rhs);
+    for (size_t i = 0; i < cols.size(); ++i)
+      entries.push_back({cols[i], row, coefs[i]});
+  }
+
+  void load(Cbc_Model *model) {
+    std::sort(entries.begin(), entries.end());
+    std::vector<CoinBigIndex> start(colLower.size() + 1, 0);
+    std::vector<int> index;
+    std::vector<double> value;
+    for (auto [column, row, coef] : entries) {
+      ++start[column + 1];
+      index.push_back(row);
+      value.push_back(coef);
+    }
+    for (size_t c = 0; c < colLower.size(); ++c)
+      start[c + 1] += start[c];
+    Cbc_loadProblem(model, int(colLower.size()), int(rowLower.size()),
+                    start.data(), index.data(), value.data(), colLower.data(),
+                    colUpper.data(), objective.data(), rowLower.data(),
+                    rowUpper.data());
+    for (int column : integers)
+      Cbc_setInteger(model, column);
+  }
+};
+
+/// The MILP's columns and rows for one problem and budget.
+class StageModel {
+public:
+  StageModel(const RematProblem &problem, int64_t budgetBytes);
+
+  void build(SparseMilp &milp);
+  /// The R and S values of `schedule` (whose first computations must come
+  /// in the starting order), for CBC's MIP start; empty if it has none.
+  std::vector<std::pair<int, double>> encode(const Schedule &schedule) const;
+  Schedule decode(const double *solution) const;
+
+private:
+  int r(int t, int i) const { return t * (t + 1) / 2 + i; }
+  int s(int t, int i) const { return sBase + (t - 1) * t / 2 + i; }
+  int u(int t, int k) const { return uBase + t * (t + 1) / 2 + k; }
+
+  const RematProblem &problem;
+  int n;
+  double scale;
+  double budget;
+  int sBase, uBase;
+  std::vector<double> memory, workspace;
+  std::vector<std::vector<int>> deps, users;
+  std::vector<bool> output, once, recomputeMarked;
+  std::vector<int> phaseEnd;
+};
+
+} // namespace
+
+StageModel::StageModel(const RematProblem &problem, int64_t budgetBytes)
+    : problem(problem), n(int(problem.nodes.size())) {
+  // Bytes in units of a thousandth of the budget keep the coefficients
+  // small; simulate() checks every schedule in bytes afterwards.
+  scale = std::max(1.0, double(budgetBytes) / 1000.0);
+  budget = double(budgetBytes) / scale;
+  sBase = n * (n + 1) / 2;
+  uBase = sBase + (n - 1) * n / 2;
+  memory.assign(n, 0.0);
+  workspace.assign(n, 0.0);
+  deps.assign(n, {});
+  users.assign(n, {});
+  output.assign(n, false);
+  once.assign(n, false);
+  recomputeMarked.assign(n, false);
+  phaseEnd.assign(n, n - 1);
+  std::map<NodePhase, int> lastOfPhase;
+  for (int i = 0; i < n; ++i)
+    lastOfPhase[problem.nodes[i].phase] = i;
+  for (int k = 0; k < n; ++k) {
+    const RematNode &node = problem.nodes[k];
+    for (ValueId result : node.results) {
+      memory[k] += double(problem.values[result].bytes) / scale;
+      output[k] = output[k] || problem.values[result].isOutput;
+    }
+    workspace[k] = double(node.workspaceBytes) / scale;
+    once[k] = !node.recomputable || node.policy == NodePolicy::Keep;
+    recomputeMarked[k] = node.policy == NodePolicy::Recompute;
+    phaseEnd[k] = lastOfPhase[node.phase];
+    for (ValueId operand : node.operands) {
+      int producer = problem.values[operand].producer;
+      if (std::find(deps[k].begin(), deps[k].end(), producer) == deps[k].end())
+        deps[k].push_back(producer);
+    }
+    for (int producer : deps[k])
+      users[producer].push_back(k);
+  }
+}
+
+void StageModel::build(SparseMilp &milp) {
+  // Columns: R[t][i] (i <= t), S[t][i] (i < t), U[t][k] (k <= t), then
+  // FREE[t][i][k] as the rows need them.
+  for (int t = 0; t < n; ++t)
+    for (int i = 0; i <= t; ++i) {
+      bool frontier = i == t;
+      bool allowed = frontier || !(once[i] || output[i]);
+      milp.addColumn(frontier ? 1 : 0, allowed ? 1 : 0,
+                problem.nodes[i].cost, true);
+    }
+  for (int t = 1; t < n; ++t)
+    for (int i = 0; i < t; ++i) {
+      double lb = output[i] ? 1 : 0;
+      double ub = recomputeMarked[i] && t > phaseEnd[i] ? 0 : 1;
+      milp.addColumn(lb, std::max(lb, ub), 0.0, true);
+    }
+  for (int t = 0; t < n; ++t)
+    for (int k = 0; k <= t; ++k)
+      milp.addColumn(0, budget, 0.0, false);
+
+  std::vector<int> cols;
+  std::vector<double> coefs;
+  auto row = [&](char sense, double rhs) {
+    milp.addRow(cols, coefs, sense, rhs);
+    cols.clear();
+    coefs.clear();
+  };
+  auto term = [&](int col, double coef) {
+    cols.push_back(col);
+    coefs.push_back(coef);
+  };
+
+  for (int t = 0; t < n; ++t) {
+    // Operands are computed earlier in the stage or resident.
+    for (int k = 0; k <= t; ++k)
+      for (int j : deps[k]) {
+        term(r(t, k), 1);
+        term(r(t, j), -1);
+        if (j < t)
+          term(s(t, j), -1);
+        row('L', 0);
+      }
+    // A value is resident in the next stage only if it is now.
+    if (t + 1 < n)
+      for (int i = 0; i <= t; ++i) {
+        term(s(t + 1, i), 1);
+        term(r(t, i), -1);
+        if (i < t)
+          term(s(t, i), -1);
+        row('L', 0);
+      }
+    // Recomputing a resident value is never useful.
+    for (int i = 0; i < t; ++i) {
+      term(r(t, i), 1);
+      term(s(t, i), 1);
+      row('L', 1);
+    }
+    // Memory after computing node k of the stage, before its frees.
+    std::vector<std::vector<std::pair<int, double>>> freedAfter(t + 1);
+    for (int i = 0; i <= t; ++i) {
+      if (output[i])
+        continue;
+      std::vector<int> points{i};
+      for (int user : users[i])
+        if (user <= t)
+          points.push_back(user);
+      for (int k : points) {
+        if (k < i)
+          continue;
+        // FREE[t][i][k]: i dies right after k runs in stage t, exactly when
+        // k runs, i is not kept into the next stage, and no later user of
+        // i runs in this stage (Checkmate's hazard linearization).
+        int free = milp.addColumn(0, 1, 0.0, true);
+        std::vector<int> later;
+        for (int user : users[i])
+          if (user > k && user <= t)
+            later.push_back(user);
+        bool keepTerm = t + 1 < n;
+        double maxHazards = 1 + (keepTerm ? 1 : 0) + double(later.size());
+        for (int pass = 0; pass < 2; ++pass) {
+          term(r(t, k), -1);
+          if (keepTerm)
+            term(s(t + 1, i), 1);
+          for (int user : later)
+            term(r(t, user), 1);
+          term(free, pass == 0 ? 1 : maxHazards);
+          if (pass == 0)
+            row('G', 0);
+          else
+            row('L', maxHazards - 1);
+        }
+        freedAfter[k].push_back({free, memory[i]});
+      }
+    }
+    for (int k = 0; k <= t; ++k) {
+      term(u(t, k), 1);
+      term(r(t, k), -memory[k]);
+      if (k == 0) {
+        for (int i = 0; i < t; ++i)
+          term(s(t, i), -memory[i]);
+        row('E', double(problem.argumentBytes) / scale);
+      } else {
+        term(u(t, k - 1), -1);
+        for (auto [free, bytes] : freedAfter[k - 1])
+          term(free, bytes);
+        row('E', 0);
+      }
+      term(u(t, k), 1);
+      term(r(t, k), workspace[k]);
+      row('L', budget);
+    }
+  }
+}
+
+std::vector<std::pair<int, double>>
+StageModel::encode(const Schedule &schedule) const {
+  // Stage of each step: the next first computation at or after it.
+  std::vector<int> stageOf(schedule.steps.size(), -1);
+  std::vector<bool> seen(n, false);
+  int frontier = 0;
+  for (size_t p = 0; p < schedule.steps.size(); ++p) {
+    int node = schedule.steps[p];
+    if (!seen[node]) {
+      if (node != frontier)
+        return {};
+      seen[node] = true;
+      ++frontier;
+    }
+  }
+  int stage = n - 1;
+  std::vector<int> firstAt(n, 0);
+  for (size_t p = schedule.steps.size(); p-- > 0;) {
+    int node = schedule.steps[p];
+    firstAt[node] = int(p);
+  }
+  std::vector<int> stageStart(n, 0);
+  for (size_t p = schedule.steps.size(); p-- > 0;) {
+    int node = schedule.steps[p];
+    if (firstAt[node] == int(p))
+      stage = node;
+    stageOf[p] = stage;
+    stageStart[stage] = int(p);
+  }
+  // Each instance: when computed and when last read (reads bind to the
+  // latest instance, as in simulate()).
+  std::vector<int> latest(n, -1);
+  std::vector<int> lastRead(schedule.steps.size(), -1);
+  for (size_t p = 0; p < schedule.steps.size(); ++p) {
+    int node = schedule.steps[p];
+    for (int dep : deps[node])
+      lastRead[latest[dep]] = int(p);
+    latest[node] = int(p);
+  }
+  std::map<std::pair<int, int>, double> values;
+  for (size_t p = 0; p < schedule.steps.size(); ++p) {
+    int node = schedule.steps[p];
+    values[{stageOf[p], node}] = 1;
+    int end = output[node] ? int(schedule.steps.size()) : lastRead[p];
+    for (int t = stageOf[p] + 1; t < n; ++t)
+      if (stageStart[t] <= end)
+        values[{-1 - t, node}] = 1; // resident at the start of stage t
+  }
+  std::vector<std::pair<int, double>> start;
+  for (auto [key, value] : values) {
+    auto [code, node] = key;
+    start.push_back({code >= 0 ? r(code, node) : s(-1 - code, node), value});
+  }
+  return start;
+}
+
+Schedule StageModel::decode(const double *solution) const {
+  Schedule schedule;
+  for (int t = 0; t < n; ++t)
+    for (int i = 0; i <= t; ++i)
+      if (solution[r(t, i)] > 0.5)
+        schedule.steps.push_back(i);
+  return schedule;
+}
+
+/// The cost of computing every node once: no schedule costs less.
+static double getComputeOnceCost(const RematProblem &problem) {
+  return problem.getTotalCost();
+}
+
+bool mlir::remat::isExactSolverAvailable() { return true; }
+
+SolverResult mlir::remat::solveExact(const RematProblem &problem,
+                                     const SolverOptions &options) {
+  SolverResult warm = solveHeuristic(problem, options);
+  SolverResult result = warm;
+  result.solver = "exact";
+  double floor = getComputeOnceCost(problem);
+  bool warmFits = warm.status == SolveStatus::Feasible;
+  if (problem.nodes.size() > kMaxMilpNodes) {
+    result.message = "the stage MILP has too many variables at " +
+                     std::to_string(problem.nodes.size()) +
+                     " nodes; the heuristic's schedule, bounded below by "
+                     "computing every node once";
+    if (warmFits)
+      result.lowerBoundCost = floor;
+    return result;
+  }
+
+  StageModel stages(problem, options.budgetBytes);
+  std::unique_ptr<Cbc_Model, void (*)(Cbc_Model *)> model(Cbc_newModel(),
+                                                          Cbc_deleteModel);
+  Cbc_setObjSense(model.get(), 1);
+  Cbc_setLogLevel(model.get(), 0);
+  SparseMilp milp;
+  stages.build(milp);
+  milp.load(model.get());
+  Cbc_setMaximumNodes(model.get(), options.workLimit > 0
+                                       ? int(std::min<int64_t>(
+                                             options.workLimit, INT32_MAX))
+                                       : kDefaultMaxBranchNodes);
+  if (options.timeLimitSeconds > 0)
+    Cbc_setMaximumSeconds(model.get(), options.timeLimitSeconds);
+  Cbc_setAllowableGap(model.get(), 0.0);
+  Cbc_setAllowableFractionGap(model.get(), 1e-9);
+  if (warmFits) {
+    std::vector<std::pair<int, double>> start = stages.encode(warm.schedule);
+    std::vector<int> indices;
+    std::vector<double> values;
+    for (auto [index, value] : start) {
+      indices.push_back(index);
+      values.push_back(value);
+    }
+    if (!indices.empty())
+      Cbc_setMIPStartI(model.get(), int(indices.size()), indices.data(),
+                       values.data());
+  }
+  Cbc_solve(model.get());
+
+  bool proven = Cbc_isProvenOptimal(model.get());
+  const double *solution =
+      Cbc_numberSavedSolutions(model.get()) > 0 ? Cbc_bestSolution(model.get())
+                                                : nullptr;
+  if (solution) {
+    Schedule schedule = stages.decode(solution);
+    Simulation simulation = simulate(problem, schedule);
+    bool fits = simulation.valid &&
+                simulation.peakBytes <= options.budgetBytes;
+    bool better = !warmFits || simulation.cost < warm.simulation.cost;
+    if (fits && better) {
+      result.schedule = std::move(schedule);
+      result.simulation = std::move(simulation);
+      result.status = SolveStatus::Feasible;
+    }
+  }
+  // After a proof CBC's best possible value may still be the root bound;
+  // the proven optimum is the objective itself.
+  double bound = std::max(floor, proven ? Cbc_getObjValue(model.get())
+                                        : Cbc_getBestPossibleObjValue(
+                                              model.get()));
+  if (Cbc_isProvenInfeasible(model.get()))
+    bound = INFINITY;
+  bool hasFit = result.status == SolveStatus::Feasible;
+  double cost = result.simulation.cost;
+  if (hasFit) {
+    // The bound holds over the stage space; a heuristic schedule outside it
+    // may be cheaper, and then only computing every node once bounds it.
+    result.lowerBoundCost = cost >= bound - 1e-9 * std::max(1.0, cost)
+                                ? std::min(bound, cost)
+                                : floor;
+    if (proven && std::abs(cost - bound) <= 1e-9 * std::max(1.0, cost))
+      result.status = SolveStatus::Optimal;
+  }
+  // CBC's secondary status 4: stopped on time.
+  result.timedOut = !proven && Cbc_secondaryStatus(model.get()) == 4;
+  result.message = proven ? "CBC proved the optimum over frontier-advancing "
+                            "stages"
+                          : "CBC stopped at its limit; best schedule and "
+                            "lower bound";
+  return result;
+}
