@@ -9,6 +9,14 @@
 //   remat-bench-solvers --generate=1000,10000,100000
 //                                            heuristic solve time on
 //                                            generated graphs of ~N nodes
+//   remat-bench-solvers --max-batch-graph=VGG19_256_224x224_train.json
+//                                            the largest batch whose peak
+//                                            fits --memory (16 GB), per
+//                                            solver, with the graph's bytes
+//                                            scaled linearly from its batch
+//
+// `exact` (when built with CBC) runs with a cap of --exact-seconds (30) per
+// solve; its cells give the proven lower bound too.
 //
 // Budgets are on the peak (the literature's model), between the feasibility
 // floor (the largest single-node working set) and the peak as given, plus
@@ -32,6 +40,7 @@
 #include "llvm/Support/raw_ostream.h"
 
 #include <chrono>
+#include <cmath>
 
 using namespace mlir;
 using namespace mlir::remat;
@@ -45,10 +54,25 @@ static cl::list<std::string>
             cl::desc("Solvers to compare (default: none,sqrt,segments=4,"
                      "heuristic,auto)"));
 
+static cl::opt<double> exactSeconds("exact-seconds", cl::init(30.0),
+                                    cl::desc("Time cap of each exact solve"));
+static cl::opt<std::string>
+    maxBatchGraph("max-batch-graph",
+                  cl::desc("Graph whose largest batch per solver to find"));
+static cl::opt<int64_t> graphBatch("graph-batch", cl::init(256),
+                                   cl::desc("The batch the graph's bytes are "
+                                            "for"));
+static cl::opt<double> memoryBytes("memory", cl::init(16e9),
+                                   cl::desc("Memory for --max-batch-graph"));
+
 static std::vector<std::string> getSolvers() {
   if (!solvers.empty())
     return std::vector<std::string>(solvers.begin(), solvers.end());
-  return {"none", "sqrt", "segments=4", "heuristic", "auto"};
+  std::vector<std::string> names = {"none", "sqrt", "segments=4", "heuristic",
+                                    "auto"};
+  if (isExactSolverAvailable())
+    names.push_back("exact");
+  return names;
 }
 
 /// Runs `solver` and returns its result and wall time.
@@ -57,6 +81,8 @@ static std::pair<SolverResult, double> timeSolve(const RematProblem &problem,
                                                  int64_t budget) {
   SolverOptions options;
   options.budgetBytes = budget;
+  if (solver == "exact")
+    options.timeLimitSeconds = exactSeconds;
   std::string error;
   auto start = std::chrono::steady_clock::now();
   std::optional<SolverResult> result = solve(problem, solver, options, error);
@@ -66,18 +92,63 @@ static std::pair<SolverResult, double> timeSolve(const RematProblem &problem,
   return {std::move(*result), seconds};
 }
 
+static std::string percentOver(double cost, double baseCost) {
+  return llvm::formatv("{0:+0.00}%", baseCost > 0
+                                        ? 100.0 * (cost - baseCost) / baseCost
+                                        : 0.0)
+      .str();
+}
+
 static void printCell(const SolverResult &result, double baseCost,
                       double seconds) {
   if (result.status == SolveStatus::NotApplicable) {
     llvm::outs() << " n/a |";
     return;
   }
-  double extra = baseCost > 0
-                     ? 100.0 * (result.simulation.cost - baseCost) / baseCost
-                     : 0.0;
-  const char *mark = result.status == SolveStatus::Feasible ? "" : " (over)";
-  llvm::outs() << llvm::format(" %+.1f%%%s, %.3fs |", extra, mark, seconds);
+  llvm::outs() << " " << percentOver(result.simulation.cost, baseCost);
+  if (result.status == SolveStatus::Optimal)
+    llvm::outs() << " optimal";
+  else if (result.status != SolveStatus::Feasible)
+    llvm::outs() << " (over)";
+  else if (result.lowerBoundCost)
+    llvm::outs() << " (bound " << percentOver(*result.lowerBoundCost, baseCost)
+                 << ")";
+  llvm::outs() << llvm::format(", %.3fs |", seconds);
 }
+
+/// The problem with every byte count scaled by `factor` (a batch change).
+static RematProblem scaleBytes(const RematProblem &problem, double factor) {
+  RematProblem scaled = problem;
+  for (RematValue &value : scaled.values)
+    value.bytes = int64_t(std::ceil(double(value.bytes) * factor));
+  for (RematNode &node : scaled.nodes)
+    node.workspaceBytes =
+        int64_t(std::ceil(double(node.workspaceBytes) * factor));
+  scaled.argumentBytes =
+      int64_t(std::ceil(double(problem.argumentBytes) * factor));
+  return scaled;
+}
+
+/// The largest batch (up to 4096) whose peak fits --memory under `solver`,
+/// fitting taken as monotone in the batch.
+static int64_t findMaxBatch(const RematProblem &problem,
+                            const std::string &solver) {
+  auto fits = [&](int64_t batch) {
+    RematProblem scaled =
+        scaleBytes(problem, double(batch) / double(graphBatch));
+    auto [result, seconds] = timeSolve(scaled, solver, int64_t(memoryBytes));
+    return result.status == SolveStatus::Feasible ||
+           result.status == SolveStatus::Optimal;
+  };
+  int64_t good = 0, bad = 4097;
+  while (bad - good > 1) {
+    int64_t middle = good + (bad - good) / 2;
+    (fits(middle) ? good : bad) = middle;
+  }
+  return good;
+}
+
+static void benchMaxBatch(const std::string &path, MLIRContext &context);
 
 static void benchGraph(const std::string &path, MLIRContext &context) {
   auto buffer = llvm::MemoryBuffer::getFile(path);
@@ -147,6 +218,35 @@ static void benchGenerated(int64_t nodes) {
                << llvm::format(" %.2f |\n", seconds);
 }
 
+void benchMaxBatch(const std::string &path, MLIRContext &context) {
+  auto buffer = llvm::MemoryBuffer::getFile(path);
+  if (!buffer) {
+    llvm::errs() << "cannot read " << path << "\n";
+    return;
+  }
+  OwningOpRef<ModuleOp> module = importGraphJson(**buffer, &context);
+  if (!module)
+    return;
+  auto function = *module->getOps<FunctionOpInterface>().begin();
+  CostModel costModel(*findDeviceProfile("h200"));
+  FailureOr<ExtractedProblem> extracted =
+      extractRematProblem(function, costModel);
+  if (failed(extracted))
+    return;
+  llvm::outs() << "\n### Largest batch in " << memoryBytes << " bytes: "
+               << llvm::sys::path::filename(path) << "\n\n"
+               << "| solver | largest batch | seconds |\n|---|---:|---:|\n";
+  for (const std::string &name : getSolvers()) {
+    auto start = std::chrono::steady_clock::now();
+    int64_t batch = findMaxBatch(extracted->problem, name);
+    double seconds = std::chrono::duration<double>(
+                         std::chrono::steady_clock::now() - start)
+                         .count();
+    llvm::outs() << "| " << name << " | " << batch
+                 << llvm::format(" | %.1f |\n", seconds);
+  }
+}
+
 int main(int argc, char **argv) {
   cl::ParseCommandLineOptions(argc, argv, "remat solver benchmark\n");
   DialectRegistry registry;
@@ -154,6 +254,8 @@ int main(int argc, char **argv) {
   MLIRContext context(registry);
   for (const std::string &path : graphs)
     benchGraph(path, context);
+  if (!maxBatchGraph.empty())
+    benchMaxBatch(maxBatchGraph, context);
   if (!generate.empty()) {
     llvm::outs() << "\n| nodes | peak | budget (midway to the floor) | "
                     "status | extra compute | heuristic seconds |\n"

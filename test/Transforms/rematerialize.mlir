@@ -6,7 +6,8 @@
 // RUN: remat-opt %s --budget=24KiB --solver=heuristic | FileCheck %s --check-prefix=H24
 // RUN: remat-opt %s --budget=20KiB --solver=heuristic | FileCheck %s --check-prefix=H20
 // RUN: remat-opt %s --budget=16KiB --solver=heuristic | FileCheck %s --check-prefix=H16
-// RUN: remat-opt %s --budget=20KiB | FileCheck %s --check-prefix=H20
+// RUN: remat-opt %s --budget=20KiB | FileCheck %s --check-prefix=AUTO20
+// RUN: remat-opt %s --budget=20KiB --solver=chain | FileCheck %s --check-prefix=AUTO20
 // RUN: remat-opt %s --budget=24KiB --solver=sqrt | FileCheck %s --check-prefix=SQRT
 // RUN: remat-opt %s --budget=24KiB --solver=segments=2 | FileCheck %s --check-prefix=SQRT
 // RUN: remat-opt %s --budget=100% --solver=none | FileCheck %s --check-prefix=FITS
@@ -35,6 +36,15 @@
 // H20-NEXT: nn.relu_backward %{{.*}}, %[[B]] {remat.name = "b.grad"
 // H20-NEXT: %[[A2:.*]] = nn.relu %arg0 {remat.name = "a.recompute", {{.*}}remat.phase = "forward", remat.recompute_of = "a"}
 // H20-NEXT: nn.relu_backward %{{.*}}, %[[A2]] {remat.name = "a.grad"
+
+// auto takes the chain solver's schedule, as cheap as the heuristic's (two
+// relus again) and proven optimal over checkpoint choices: it keeps c and
+// recomputes a and b from x before b's backward.
+// AUTO20: solver = "chain", status = "optimal"
+// AUTO20: nn.relu_backward %{{.*}}, %{{.*}} {remat.name = "c.grad"
+// AUTO20-NEXT: %[[A3:.*]] = nn.relu %arg0 {remat.name = "a.recompute", {{.*}}remat.recompute_of = "a"}
+// AUTO20-NEXT: %[[B3:.*]] = nn.relu %[[A3]] {remat.name = "b.recompute", {{.*}}remat.recompute_of = "b"}
+// AUTO20-NEXT: nn.relu_backward %{{.*}}, %[[B3]] {remat.name = "b.grad"
 
 // At the lower bound every layer but the last is recomputed, some twice.
 // H16-DAG: remat.recompute_of = "c"

@@ -36,8 +36,8 @@ static cl::opt<mlir::remat::ByteSize> budget(
 
 static cl::opt<std::string>
     solver("solver", cl::cat(rematCategory), cl::init("auto"),
-           cl::desc("Solver for --budget: none, segments=K, sqrt, marks, "
-                    "heuristic, auto"));
+           cl::desc("Solver for --budget: none, segments=K, sqrt, marks, chain, "
+                    "heuristic, exact, auto"));
 
 static cl::opt<int64_t>
     workLimit("work-limit", cl::cat(rematCategory), cl::init(0),

@@ -46,7 +46,7 @@ cl::opt<std::string> deviceOption(
     cl::desc("Cost-model profile: h200, a100, v100, gtx970m, cpu"));
 cl::opt<std::string> solverOption(
     "solver", cl::init("auto"), cl::sub(compileCommand), cl::sub(sweepCommand),
-    cl::desc("Solver: none, segments=K, sqrt, marks, heuristic, auto"));
+    cl::desc("Solver: none, segments=K, sqrt, marks, chain, heuristic, exact, auto"));
 static cl::opt<std::string> policiesOption(
     "policies", cl::init("none,checkpoints,sqrt,auto"),
     cl::sub(maxBatchCommand),

@@ -17,6 +17,10 @@
 //                evicted values where they are read; several scores tried,
 //                each with one-step recomputation (an evicted value's
 //                operands held until it is read) and with chains allowed
+//   chain        where the forward part is a chain of blocks between cut
+//                vertices: the cheapest set of kept cut values under the
+//                budget, by dynamic programming over the space segments
+//                and sqrt choose from (optimal in that space)
 //   exact        Checkmate's MILP over frontier-advancing stages (node-
 //                granular memory) solved by CBC, warm-started from the
 //                heuristic: optimal with proof over that space, or the best
@@ -101,6 +105,10 @@ SolverResult solveHeuristic(const RematProblem &problem,
                             const SolverOptions &options);
 SolverResult solveAuto(const RematProblem &problem,
                        const SolverOptions &options);
+/// The cheapest checkpoints among the forward cut values, by dynamic
+/// programming (ChainSolver.cpp); not applicable without cut vertices.
+SolverResult solveChain(const RematProblem &problem,
+                        const SolverOptions &options);
 /// Checkmate's stage MILP solved by CBC, warm-started from the heuristic
 /// (ExactSolver.cpp); only in builds with CBC (isExactSolverAvailable()).
 SolverResult solveExact(const RematProblem &problem,

@@ -84,7 +84,7 @@ def RematRematerializePass : Pass<"remat-rematerialize", "::mlir::ModuleOp"> {
            "Byte budget for arguments + arena: 2.5GB, 512MiB, 123456, or 80% "
            "of the step's peak as given">,
     Option<"solver", "solver", "std::string", /*default=*/"\"auto\"",
-           "none, segments=K, sqrt, marks, heuristic or auto">,
+           "none, segments=K, sqrt, marks, chain, heuristic, exact or auto">,
     Option<"workLimit", "work-limit", "int64_t", /*default=*/"0",
            "Search steps each solver may take (0: its default); results are "
            "deterministic for a given work limit">,

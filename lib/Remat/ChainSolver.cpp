@@ -1,0 +1,262 @@
+//===- ChainSolver.cpp - optimal checkpoints on a chain of blocks ---------===//
+//
+// The `chain` solver: where the forward part is a chain of blocks between
+// cut vertices, the cheapest choice of checkpoints among the cut values
+// under the budget, by dynamic programming. Its schedule space is the one
+// checkpoint_sequential and sqrt(n) pick from: the chosen cut values are
+// kept, every other forward value the backward reads is dropped after its
+// last forward use and recomputed once, from the nearest kept checkpoint,
+// just before the backward needs it; the last segment runs once. Within
+// that space the choice is optimal.
+//
+// Why a dynamic program is exact here: between two kept checkpoints a and b
+// (a super-segment), what is live while the segment's forward runs and
+// while its backward (with the recomputation) runs is the same whatever
+// else is kept, plus the checkpoints kept before a, which stay live until
+// their own backward. So the peak of a choice a_1 < ... < a_m is
+//   max over its super-segments (a, b) of  kept(before a) + M(a, b),
+// where M(a, b) is measured once by simulate() on the schedule that keeps
+// only a and b. The DP walks the cut values in order, keeping per value the
+// Pareto front of (bytes kept before it, recomputation cost so far). The
+// final schedule is simulated like every other.
+//
+//===----------------------------------------------------------------------===//
+
+#include "remat/Remat/Solvers.h"
+
+#include "ScheduleBuilder.h"
+#include "SolverSupport.h"
+
+#include "llvm/ADT/STLExtras.h"
+
+#include <algorithm>
+#include <limits>
+
+using namespace mlir::remat;
+
+namespace {
+
+constexpr size_t kMaxCuts = 160;
+
+/// One pair of consecutive checkpoints, measured.
+struct SegmentFacts {
+  int64_t liveBytes = 0; ///< M(a, b)
+  double recomputeCost = 0.0;
+};
+
+/// Measures the super-segments of a chain for the DP.
+class ChainMeasurer {
+public:
+  ChainMeasurer(const RematProblem &problem, std::vector<NodeId> forward,
+                std::vector<NodeId> cuts)
+      : problem(problem), forward(std::move(forward)), cuts(std::move(cuts)) {}
+
+  /// Boundaries are -1 (the start), 0..L-1 (cut i), L (the end).
+  SegmentFacts measure(int from, int to) const;
+  /// The schedule that keeps the given cuts (boundary indices 0..L-1).
+  Schedule build(const std::vector<int> &kept) const;
+
+private:
+  NodeId firstNodeAfter(int boundary) const {
+    return boundary < 0 ? forward.front() : cuts[boundary] + 1;
+  }
+  NodeId lastNodeOf(int boundary) const {
+    return boundary >= int(cuts.size()) ? forward.back() : cuts[boundary];
+  }
+
+  const RematProblem &problem;
+  std::vector<NodeId> forward;
+  std::vector<NodeId> cuts;
+};
+
+} // namespace
+
+Schedule ChainMeasurer::build(const std::vector<int> &kept) const {
+  std::vector<bool> discarded = getMarkedDiscards(problem);
+  NodeId lastSegmentStart =
+      kept.empty() ? forward.front() : cuts[kept.back()] + 1;
+  for (NodeId id : forward) {
+    if (id >= lastSegmentStart)
+      continue;
+    bool isKept = std::any_of(kept.begin(), kept.end(),
+                              [&](int cut) { return cuts[cut] == id; });
+    if (isKept)
+      continue;
+    for (ValueId result : problem.nodes[id].results)
+      discarded[result] = true;
+  }
+  return buildWithDiscards(problem, discarded);
+}
+
+SegmentFacts ChainMeasurer::measure(int from, int to) const {
+  std::vector<int> kept;
+  if (from >= 0)
+    kept.push_back(from);
+  if (to < int(cuts.size()))
+    kept.push_back(to);
+  Schedule schedule = build(kept);
+  Simulation simulation = simulate(problem, schedule);
+  SegmentFacts facts;
+  if (!simulation.valid) {
+    facts.liveBytes = std::numeric_limits<int64_t>::max() / 4;
+    return facts;
+  }
+  NodeId first = firstNodeAfter(from), last = lastNodeOf(to);
+  auto isForward = [&](NodeId id) {
+    return problem.nodes[id].phase == NodePhase::Forward;
+  };
+  // The segment's forward window: its first computations. Its backward
+  // window: from the first backward-part step that reads a forward value
+  // made before the segment's end cut (the end of the forward pass for the
+  // last segment) to the first that reads one made before its start cut.
+  // Those points cut every schedule of this space the same way, so the
+  // windows of consecutive checkpoints tile the backward part.
+  std::vector<bool> seen(problem.nodes.size(), false);
+  int64_t forwardBegin = -1, forwardEnd = -1, lastForward = -1;
+  for (size_t p = 0; p < schedule.steps.size(); ++p) {
+    NodeId id = schedule.steps[p];
+    bool firstTime = !seen[id];
+    seen[id] = true;
+    if (firstTime && isForward(id))
+      lastForward = int64_t(p);
+    if (firstTime && isForward(id) && id >= first && id <= last) {
+      if (forwardBegin < 0)
+        forwardBegin = int64_t(p);
+      forwardEnd = int64_t(p);
+    } else if (!firstTime && isForward(id) && id >= first && id <= last) {
+      facts.recomputeCost += problem.nodes[id].cost;
+    }
+  }
+  auto firstReadBefore = [&](NodeId threshold) {
+    for (size_t p = lastForward + 1; p < schedule.steps.size(); ++p)
+      for (ValueId operand : problem.nodes[schedule.steps[p]].operands) {
+        NodeId producer = problem.values[operand].producer;
+        if (isForward(producer) && producer < threshold)
+          return int64_t(p);
+      }
+    return int64_t(schedule.steps.size());
+  };
+  int64_t backwardBegin = to >= int(cuts.size()) ? lastForward + 1
+                                                 : firstReadBefore(cuts[to]);
+  int64_t backwardEnd =
+      from < 0 ? int64_t(schedule.steps.size()) : firstReadBefore(cuts[from]);
+  auto maxOver = [&](int64_t begin, int64_t end) {
+    int64_t most = 0;
+    for (int64_t p = std::max<int64_t>(begin, 0);
+         p < end && p < int64_t(simulation.liveBytes.size()); ++p)
+      most = std::max(most, simulation.liveBytes[p]);
+    return most;
+  };
+  facts.liveBytes = std::max(maxOver(forwardBegin, forwardEnd + 1),
+                             maxOver(backwardBegin, backwardEnd));
+  return facts;
+}
+
+namespace {
+/// A DP state at a cut: bytes kept before it, cost so far, and where it
+/// came from.
+struct ChainState {
+  int64_t keptBefore;
+  double cost;
+  int parentCut;
+  int parentState;
+};
+} // namespace
+
+SolverResult mlir::remat::solveChain(const RematProblem &problem,
+                                     const SolverOptions &options) {
+  std::vector<NodeId> forward = getForwardNodes(problem);
+  if (forward.empty() || forward.size() == problem.nodes.size())
+    return notApplicable("chain", "the step has no forward and backward "
+                                  "phases (remat.phase)");
+  // A cut value serves as a checkpoint only if the backward reads it: the
+  // schedule keeps a value until its last read, so others die after the
+  // forward pass whatever the choice (and are never recomputed from).
+  std::vector<bool> readByBackward(problem.values.size(), false);
+  for (const RematNode &node : problem.nodes)
+    if (node.phase != NodePhase::Forward)
+      for (ValueId operand : node.operands)
+        readByBackward[operand] = true;
+  std::vector<NodeId> cuts;
+  for (NodeId cut : getCutVertices(problem, forward))
+    if (llvm::any_of(problem.nodes[cut].results,
+                     [&](ValueId value) { return readByBackward[value]; }))
+      cuts.push_back(cut);
+  if (cuts.empty())
+    return notApplicable("chain", "the forward part is not a chain: it has "
+                                  "no cut vertices");
+  if (cuts.size() > kMaxCuts)
+    return notApplicable("chain", "the forward part has " +
+                                      std::to_string(cuts.size()) +
+                                      " cut vertices, more than the " +
+                                      std::to_string(kMaxCuts) +
+                                      " the dynamic program takes");
+  ChainMeasurer measurer(problem, forward, cuts);
+  int count = int(cuts.size());
+  auto cutBytes = [&](int cut) {
+    int64_t bytes = 0;
+    for (ValueId result : problem.nodes[cuts[cut]].results)
+      bytes += problem.values[result].bytes;
+    return bytes;
+  };
+
+  // states[c + 1]: the Pareto front at boundary c (-1 is the start).
+  std::vector<std::vector<ChainState>> states(count + 1);
+  states[0].push_back({0, 0.0, -2, -1});
+  double bestCost = std::numeric_limits<double>::infinity();
+  int bestCut = -2, bestState = -1;
+  for (int from = -1; from < count; ++from) {
+    std::vector<ChainState> &front = states[from + 1];
+    if (front.empty())
+      continue;
+    // Keep the Pareto front: fewer kept bytes or lower cost.
+    std::sort(front.begin(), front.end(), [](const auto &a, const auto &b) {
+      return a.keptBefore < b.keptBefore ||
+             (a.keptBefore == b.keptBefore && a.cost < b.cost);
+    });
+    std::vector<ChainState> pruned;
+    for (const ChainState &state : front)
+      if (pruned.empty() || state.cost < pruned.back().cost)
+        pruned.push_back(state);
+    front = std::move(pruned);
+    int64_t ownBytes = from < 0 ? 0 : cutBytes(from);
+    for (int to = from + 1; to <= count; ++to) {
+      SegmentFacts facts = measurer.measure(from, to);
+      for (size_t s = 0; s < front.size(); ++s) {
+        const ChainState &state = front[s];
+        if (state.keptBefore + facts.liveBytes > options.budgetBytes)
+          continue;
+        double cost = state.cost + facts.recomputeCost;
+        if (to == count) {
+          if (cost < bestCost) {
+            bestCost = cost;
+            bestCut = from;
+            bestState = int(s);
+          }
+          continue;
+        }
+        states[to + 1].push_back(
+            {state.keptBefore + ownBytes, cost, from, int(s)});
+      }
+    }
+  }
+  if (bestCut == -2)
+    return finish(problem, "chain", measurer.build({}), options,
+                  "no choice of checkpoints fits the budget; the schedule "
+                  "that keeps none");
+  std::vector<int> kept;
+  for (int cut = bestCut, s = bestState; cut >= 0;) {
+    kept.push_back(cut);
+    const ChainState &state = states[cut + 1][s];
+    cut = state.parentCut;
+    s = state.parentState;
+  }
+  std::reverse(kept.begin(), kept.end());
+  SolverResult result = finish(problem, "chain", measurer.build(kept), options,
+                               "keeps " + std::to_string(kept.size()) +
+                                   " of " + std::to_string(count) +
+                                   " cut values");
+  if (result.status == SolveStatus::Feasible)
+    result.status = SolveStatus::Optimal;
+  return result;
+}

@@ -1,0 +1,88 @@
+//===- SolverSupport.cpp - pieces shared by the solvers -------------------===//
+
+#include "SolverSupport.h"
+
+#include "ScheduleBuilder.h"
+
+#include <algorithm>
+
+using namespace mlir::remat;
+
+/// Measures `schedule` and sets the status against the budget.
+SolverResult mlir::remat::finish(const RematProblem &problem,
+                                 std::string solver, Schedule schedule,
+                                 const SolverOptions &options,
+                                 std::string message) {
+  SolverResult result;
+  result.solver = std::move(solver);
+  result.simulation = simulate(problem, schedule);
+  result.schedule = std::move(schedule);
+  if (!result.simulation.valid) {
+    result.status = SolveStatus::NotApplicable;
+    result.message = "internal error: " + result.simulation.error;
+    return result;
+  }
+  result.status = result.simulation.peakBytes <= options.budgetBytes
+                      ? SolveStatus::Feasible
+                      : SolveStatus::Infeasible;
+  result.message = std::move(message);
+  return result;
+}
+
+SolverResult mlir::remat::notApplicable(std::string solver, std::string why) {
+  SolverResult result;
+  result.solver = std::move(solver);
+  result.status = SolveStatus::NotApplicable;
+  result.message = std::move(why);
+  return result;
+}
+
+/// The values the marks say to drop: results of `recompute` nodes.
+std::vector<bool> mlir::remat::getMarkedDiscards(const RematProblem &problem) {
+  std::vector<bool> discarded(problem.values.size(), false);
+  for (const RematNode &node : problem.nodes)
+    if (node.policy == NodePolicy::Recompute)
+      for (ValueId result : node.results)
+        discarded[result] = true;
+  return discarded;
+}
+
+/// Builds the schedule that drops `discarded` values after their phase.
+Schedule mlir::remat::buildWithDiscards(const RematProblem &problem,
+                           const std::vector<bool> &discarded) {
+  ScheduleBuilder builder(problem);
+  builder.setDiscarded(discarded);
+  return builder.build();
+}
+
+/// Positions (node ids) of the forward nodes, in order.
+std::vector<NodeId> mlir::remat::getForwardNodes(const RematProblem &problem) {
+  std::vector<NodeId> forward;
+  for (size_t id = 0; id < problem.nodes.size(); ++id)
+    if (problem.nodes[id].phase == NodePhase::Forward)
+      forward.push_back(id);
+  return forward;
+}
+
+/// Forward nodes after which no forward value defined at or before them is
+/// read by a forward node after them: the places a forward chain can be cut.
+std::vector<NodeId> mlir::remat::getCutVertices(const RematProblem &problem,
+                                   const std::vector<NodeId> &forward) {
+  std::vector<int64_t> lastForwardRead(problem.values.size(), -1);
+  for (NodeId id : forward)
+    for (ValueId operand : problem.nodes[id].operands)
+      lastForwardRead[operand] = id;
+  std::vector<NodeId> cuts;
+  int64_t reach = -1;
+  for (size_t i = 0; i < forward.size(); ++i) {
+    NodeId id = forward[i];
+    // Values of this node may be read later: only they cross the cut.
+    bool crossing = reach > id;
+    for (ValueId result : problem.nodes[id].results)
+      reach = std::max(reach, lastForwardRead[result]);
+    if (!crossing && i + 1 < forward.size())
+      cuts.push_back(id);
+  }
+  return cuts;
+}
+

@@ -1,0 +1,44 @@
+//===- SolverSupport.h - pieces shared by the solvers -----------*- C++ -*-===//
+//
+// Internal to lib/Remat: measuring a schedule into a result, the forward
+// part of a step and its cut vertices, and schedules that drop given values
+// and recompute them on demand (the checkpoint-style solvers' space).
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef REMAT_LIB_REMAT_SOLVERSUPPORT_H
+#define REMAT_LIB_REMAT_SOLVERSUPPORT_H
+
+#include "remat/Remat/Solvers.h"
+
+#include <string>
+#include <vector>
+
+namespace mlir::remat {
+
+/// Measures `schedule` and sets the status against the budget.
+SolverResult finish(const RematProblem &problem, std::string solver,
+                    Schedule schedule, const SolverOptions &options,
+                    std::string message = "");
+
+SolverResult notApplicable(std::string solver, std::string why);
+
+/// The values the marks say to drop: results of `recompute` nodes.
+std::vector<bool> getMarkedDiscards(const RematProblem &problem);
+
+/// The schedule that drops `discarded` values after their last use in
+/// their phase and recomputes them where read.
+Schedule buildWithDiscards(const RematProblem &problem,
+                           const std::vector<bool> &discarded);
+
+/// The forward nodes (remat.phase), in order.
+std::vector<NodeId> getForwardNodes(const RematProblem &problem);
+
+/// Forward nodes after which no forward value defined at or before them is
+/// read by a forward node after them: the places a forward chain can be cut.
+std::vector<NodeId> getCutVertices(const RematProblem &problem,
+                                   const std::vector<NodeId> &forward);
+
+} // namespace mlir::remat
+
+#endif // REMAT_LIB_REMAT_SOLVERSUPPORT_H
