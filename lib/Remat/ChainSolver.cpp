@@ -76,7 +76,7 @@ Schedule ChainMeasurer::build(const std::vector<int> &kept) const {
   NodeId lastSegmentStart =
       kept.empty() ? forward.front() : cuts[kept.back()] + 1;
   for (NodeId id : forward) {
-    if (id >= lastSegmentStart)
+    if (id >= lastSegmentStart || problem.nodes[id].policy == NodePolicy::Keep)
       continue;
     bool isKept = std::any_of(kept.begin(), kept.end(),
                               [&](int cut) { return cuts[cut] == id; });

@@ -101,9 +101,12 @@ private:
   double scale;
   double budget;
   int sBase, uBase;
-  std::vector<double> memory, workspace;
+  /// All result bytes of a node, and those of its results the step returns
+  /// (live from the first computation to the end; a recomputation's copies
+  /// are never read and die with it).
+  std::vector<double> memory, outputBytes, workspace;
   std::vector<std::vector<int>> deps, users;
-  std::vector<bool> output, once, recomputeMarked;
+  std::vector<bool> once, recomputeMarked;
   std::vector<int> phaseEnd;
 };
 
@@ -118,10 +121,10 @@ StageModel::StageModel(const RematProblem &problem, int64_t budgetBytes)
   sBase = n * (n + 1) / 2;
   uBase = sBase + (n - 1) * n / 2;
   memory.assign(n, 0.0);
+  outputBytes.assign(n, 0.0);
   workspace.assign(n, 0.0);
   deps.assign(n, {});
   users.assign(n, {});
-  output.assign(n, false);
   once.assign(n, false);
   recomputeMarked.assign(n, false);
   phaseEnd.assign(n, n - 1);
@@ -131,8 +134,10 @@ StageModel::StageModel(const RematProblem &problem, int64_t budgetBytes)
   for (int k = 0; k < n; ++k) {
     const RematNode &node = problem.nodes[k];
     for (ValueId result : node.results) {
-      memory[k] += double(problem.values[result].bytes) / scale;
-      output[k] = output[k] || problem.values[result].isOutput;
+      double bytes = double(problem.values[result].bytes) / scale;
+      memory[k] += bytes;
+      if (problem.values[result].isOutput)
+        outputBytes[k] += bytes;
     }
     workspace[k] = double(node.workspaceBytes) / scale;
     once[k] = !node.recomputable || node.policy == NodePolicy::Keep;
@@ -146,6 +151,15 @@ StageModel::StageModel(const RematProblem &problem, int64_t budgetBytes)
     for (int producer : deps[k])
       users[producer].push_back(k);
   }
+  // A recomputed copy of a returned value that something reads would live
+  // on; such nodes run once.
+  for (int k = 0; k < n; ++k)
+    for (ValueId result : problem.nodes[k].results)
+      if (problem.values[result].isOutput)
+        for (int user : users[k])
+          for (ValueId operand : problem.nodes[user].operands)
+            if (operand == result)
+              once[k] = true;
 }
 
 void StageModel::build(SparseMilp &milp) {
@@ -154,15 +168,14 @@ void StageModel::build(SparseMilp &milp) {
   for (int t = 0; t < n; ++t)
     for (int i = 0; i <= t; ++i) {
       bool frontier = i == t;
-      bool allowed = frontier || !(once[i] || output[i]);
+      bool allowed = frontier || !once[i];
       milp.addColumn(frontier ? 1 : 0, allowed ? 1 : 0,
                 problem.nodes[i].cost, true);
     }
   for (int t = 1; t < n; ++t)
     for (int i = 0; i < t; ++i) {
-      double lb = output[i] ? 1 : 0;
       double ub = recomputeMarked[i] && t > phaseEnd[i] ? 0 : 1;
-      milp.addColumn(lb, std::max(lb, ub), 0.0, true);
+      milp.addColumn(0, ub, 0.0, true);
     }
   for (int t = 0; t < n; ++t)
     for (int k = 0; k <= t; ++k)
@@ -208,8 +221,6 @@ void StageModel::build(SparseMilp &milp) {
     // Memory after computing node k of the stage, before its frees.
     std::vector<std::vector<std::pair<int, double>>> freedAfter(t + 1);
     for (int i = 0; i <= t; ++i) {
-      if (output[i])
-        continue;
       std::vector<int> points{i};
       for (int user : users[i])
         if (user <= t)
@@ -239,20 +250,26 @@ void StageModel::build(SparseMilp &milp) {
           else
             row('L', maxHazards - 1);
         }
-        freedAfter[k].push_back({free, memory[i]});
+        freedAfter[k].push_back({free, memory[i] - outputBytes[i]});
       }
     }
     for (int k = 0; k <= t; ++k) {
       term(u(t, k), 1);
       term(r(t, k), -memory[k]);
       if (k == 0) {
-        for (int i = 0; i < t; ++i)
-          term(s(t, i), -memory[i]);
-        row('E', double(problem.argumentBytes) / scale);
+        double returned = 0;
+        for (int i = 0; i < t; ++i) {
+          term(s(t, i), -(memory[i] - outputBytes[i]));
+          returned += outputBytes[i];
+        }
+        row('E', double(problem.argumentBytes) / scale + returned);
       } else {
         term(u(t, k - 1), -1);
         for (auto [free, bytes] : freedAfter[k - 1])
           term(free, bytes);
+        // A recomputed copy's returned results die right after it.
+        if (outputBytes[k - 1] > 0)
+          term(r(t, k - 1), outputBytes[k - 1]);
         row('E', 0);
       }
       term(u(t, k), 1);
@@ -305,7 +322,7 @@ StageModel::encode(const Schedule &schedule) const {
   for (size_t p = 0; p < schedule.steps.size(); ++p) {
     int node = schedule.steps[p];
     values[{stageOf[p], node}] = 1;
-    int end = output[node] ? int(schedule.steps.size()) : lastRead[p];
+    int end = lastRead[p]; // returned results are counted apart
     for (int t = stageOf[p] + 1; t < n; ++t)
       if (stageStart[t] <= end)
         values[{-1 - t, node}] = 1; // resident at the start of stage t
