@@ -52,9 +52,10 @@ public:
       : problem(problem), forward(std::move(forward)), cuts(std::move(cuts)) {}
 
   /// Boundaries are -1 (the start), 0..L-1 (cut i), L (the end).
-  SegmentFacts measure(int from, int to) const;
-  /// The schedule that keeps the given cuts (boundary indices 0..L-1).
-  Schedule build(const std::vector<int> &kept) const;
+  SegmentFacts measure(int from, int to, bool dropLast = false) const;
+  /// The schedule that keeps the given cuts (boundary indices 0..L-1);
+  /// the last segment runs once unless `dropLast`.
+  Schedule build(const std::vector<int> &kept, bool dropLast = false) const;
 
 private:
   NodeId firstNodeAfter(int boundary) const {
@@ -71,10 +72,12 @@ private:
 
 } // namespace
 
-Schedule ChainMeasurer::build(const std::vector<int> &kept) const {
+Schedule ChainMeasurer::build(const std::vector<int> &kept,
+                              bool dropLast) const {
   std::vector<bool> discarded = getMarkedDiscards(problem);
   NodeId lastSegmentStart =
-      kept.empty() ? forward.front() : cuts[kept.back()] + 1;
+      dropLast ? forward.back() + 1
+               : (kept.empty() ? forward.front() : cuts[kept.back()] + 1);
   for (NodeId id : forward) {
     if (id >= lastSegmentStart || problem.nodes[id].policy == NodePolicy::Keep)
       continue;
@@ -88,13 +91,13 @@ Schedule ChainMeasurer::build(const std::vector<int> &kept) const {
   return buildWithDiscards(problem, discarded);
 }
 
-SegmentFacts ChainMeasurer::measure(int from, int to) const {
+SegmentFacts ChainMeasurer::measure(int from, int to, bool dropLast) const {
   std::vector<int> kept;
   if (from >= 0)
     kept.push_back(from);
   if (to < int(cuts.size()))
     kept.push_back(to);
-  Schedule schedule = build(kept);
+  Schedule schedule = build(kept, dropLast && to >= int(cuts.size()));
   Simulation simulation = simulate(problem, schedule);
   SegmentFacts facts;
   if (!simulation.valid) {
@@ -136,6 +139,8 @@ SegmentFacts ChainMeasurer::measure(int from, int to) const {
       }
     return int64_t(schedule.steps.size());
   };
+  // (A dropped last segment is recomputed from the end of the forward
+  // pass on, so its window starts there too.)
   int64_t backwardBegin = to >= int(cuts.size()) ? lastForward + 1
                                                  : firstReadBefore(cuts[to]);
   int64_t backwardEnd =
@@ -205,6 +210,7 @@ SolverResult mlir::remat::solveChain(const RematProblem &problem,
   states[0].push_back({0, 0.0, -2, -1});
   double bestCost = std::numeric_limits<double>::infinity();
   int bestCut = -2, bestState = -1;
+  bool bestDropsLast = false;
   for (int from = -1; from < count; ++from) {
     std::vector<ChainState> &front = states[from + 1];
     if (front.empty())
@@ -220,23 +226,30 @@ SolverResult mlir::remat::solveChain(const RematProblem &problem,
         pruned.push_back(state);
     front = std::move(pruned);
     int64_t ownBytes = from < 0 ? 0 : cutBytes(from);
-    for (int to = from + 1; to <= count; ++to) {
+    for (int to = from + 1; to < count; ++to) {
       SegmentFacts facts = measurer.measure(from, to);
       for (size_t s = 0; s < front.size(); ++s) {
         const ChainState &state = front[s];
-        if (state.keptBefore + facts.liveBytes > options.budgetBytes)
-          continue;
+        if (state.keptBefore + facts.liveBytes <= options.budgetBytes)
+          states[to + 1].push_back({state.keptBefore + ownBytes,
+                                    state.cost + facts.recomputeCost, from,
+                                    int(s)});
+      }
+    }
+    // The last segment: run once and kept, or dropped and recomputed like
+    // the others (as torch.utils.checkpoint does with every segment).
+    for (bool dropLast : {false, true}) {
+      SegmentFacts facts = measurer.measure(from, count, dropLast);
+      for (size_t s = 0; s < front.size(); ++s) {
+        const ChainState &state = front[s];
         double cost = state.cost + facts.recomputeCost;
-        if (to == count) {
-          if (cost < bestCost) {
-            bestCost = cost;
-            bestCut = from;
-            bestState = int(s);
-          }
-          continue;
+        if (state.keptBefore + facts.liveBytes <= options.budgetBytes &&
+            cost < bestCost) {
+          bestCost = cost;
+          bestCut = from;
+          bestState = int(s);
+          bestDropsLast = dropLast;
         }
-        states[to + 1].push_back(
-            {state.keptBefore + ownBytes, cost, from, int(s)});
       }
     }
   }
@@ -252,7 +265,8 @@ SolverResult mlir::remat::solveChain(const RematProblem &problem,
     s = state.parentState;
   }
   std::reverse(kept.begin(), kept.end());
-  SolverResult result = finish(problem, "chain", measurer.build(kept), options,
+  SolverResult result = finish(problem, "chain",
+                               measurer.build(kept, bestDropsLast), options,
                                "keeps " + std::to_string(kept.size()) +
                                    " of " + std::to_string(count) +
                                    " cut values");
