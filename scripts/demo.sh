@@ -25,7 +25,7 @@ model="$out/models/neta.scripted.pt"
 args=(--sample-shape=3x224x224xf32 --classes=10 --budget=2.5GB
       --device=gtx970m --optimizer=adam
       --checkpoints=features.0.2,features.2.2,features.4.2,features.6.2
-      --policies=none,checkpoints,segments=5,sqrt,auto)
+      --policies=none,checkpoints,segments=5,sqrt,chain,auto)
 echo "== remat max-batch NetA ${args[*]}" >&2
 "$build_dir/bin/remat" max-batch "$model" "${args[@]}"
 "$build_dir/bin/remat" max-batch "$model" "${args[@]}" --json \

@@ -174,19 +174,28 @@ SolverResult mlir::remat::solveChain(const RematProblem &problem,
   if (forward.empty() || forward.size() == problem.nodes.size())
     return notApplicable("chain", "the step has no forward and backward "
                                   "phases (remat.phase)");
-  // A cut value serves as a checkpoint only if the backward reads it: the
-  // schedule keeps a value until its last read, so others die after the
-  // forward pass whatever the choice (and are never recomputed from).
+  // A cut serves as a checkpoint only if the results that later forward
+  // nodes read (what a recomputation starts from) are read by the backward
+  // too: the schedule keeps a value until its last read, so the others die
+  // after the forward pass whatever the choice. (Batch norm's output, read
+  // only by the next forward op, is no checkpoint; a ReLU's is.)
   std::vector<bool> readByBackward(problem.values.size(), false);
+  std::vector<bool> readByForward(problem.values.size(), false);
   for (const RematNode &node : problem.nodes)
-    if (node.phase != NodePhase::Forward)
-      for (ValueId operand : node.operands)
-        readByBackward[operand] = true;
+    for (ValueId operand : node.operands)
+      (node.phase == NodePhase::Forward ? readByForward
+                                        : readByBackward)[operand] = true;
   std::vector<NodeId> cuts;
-  for (NodeId cut : getCutVertices(problem, forward))
-    if (llvm::any_of(problem.nodes[cut].results,
-                     [&](ValueId value) { return readByBackward[value]; }))
+  for (NodeId cut : getCutVertices(problem, forward)) {
+    const std::vector<ValueId> &results = problem.nodes[cut].results;
+    bool anyRead = llvm::any_of(
+        results, [&](ValueId value) { return readByBackward[value]; });
+    bool sourcesKept = llvm::all_of(results, [&](ValueId value) {
+      return !readByForward[value] || readByBackward[value];
+    });
+    if (anyRead && sourcesKept)
       cuts.push_back(cut);
+  }
   if (cuts.empty())
     return notApplicable("chain", "the forward part is not a chain: it has "
                                   "no cut vertices");
