@@ -6,8 +6,10 @@
 // checkpoint_sequential and sqrt(n) pick from: the chosen cut values are
 // kept, every other forward value the backward reads is dropped after its
 // last forward use and recomputed once, from the nearest kept checkpoint,
-// just before the backward needs it; the last segment runs once. Within
-// that space the choice is optimal.
+// just before the backward needs it; the last segment either runs once or
+// is dropped like the others. A cut is a checkpoint only if what later
+// forward ops read from it is also read by the backward (so that it stays
+// to recompute from). Within that space the choice is optimal.
 //
 // Why a dynamic program is exact here: between two kept checkpoints a and b
 // (a super-segment), what is live while the segment's forward runs and
