@@ -196,6 +196,7 @@ static void benchGraph(const std::string &path, MLIRContext &context) {
       printCell(result, base.cost, seconds);
     }
     llvm::outs() << "\n";
+    llvm::outs().flush();
   }
 }
 

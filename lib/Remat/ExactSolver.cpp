@@ -28,7 +28,7 @@ namespace {
 
 /// Problems above this many nodes get the heuristic's schedule: the MILP
 /// has O(n^2) binaries.
-constexpr size_t kMaxMilpNodes = 300;
+constexpr size_t kMaxMilpNodes = 120;
 /// Branch-and-bound nodes CBC may explore when no work limit is given.
 constexpr int kDefaultMaxBranchNodes = 20000;
 
