@@ -40,6 +40,8 @@
 #include "llvm/Support/raw_ostream.h"
 
 #include <chrono>
+#include <cstdlib>
+#include <optional>
 #include <cmath>
 
 using namespace mlir;
@@ -89,6 +91,10 @@ static std::pair<SolverResult, double> timeSolve(const RematProblem &problem,
   double seconds = std::chrono::duration<double>(
                        std::chrono::steady_clock::now() - start)
                        .count();
+  if (!result) {
+    llvm::errs() << "remat-bench-solvers: " << error << "\n";
+    std::exit(1);
+  }
   return {std::move(*result), seconds};
 }
 
@@ -148,24 +154,34 @@ static int64_t findMaxBatch(const RematProblem &problem,
   return good;
 }
 
-static void benchMaxBatch(const std::string &path, MLIRContext &context);
-
-static void benchGraph(const std::string &path, MLIRContext &context) {
+/// The problem of a public graph, or nothing (with a message) when it
+/// cannot be read.
+static std::optional<RematProblem> loadGraphProblem(const std::string &path,
+                                                    MLIRContext &context) {
   auto buffer = llvm::MemoryBuffer::getFile(path);
   if (!buffer) {
     llvm::errs() << "cannot read " << path << "\n";
-    return;
+    return std::nullopt;
   }
   OwningOpRef<ModuleOp> module = importGraphJson(**buffer, &context);
   if (!module)
-    return;
+    return std::nullopt;
   auto function = *module->getOps<FunctionOpInterface>().begin();
   CostModel costModel(*findDeviceProfile("h200"));
   FailureOr<ExtractedProblem> extracted =
       extractRematProblem(function, costModel);
   if (failed(extracted))
+    return std::nullopt;
+  return std::move(extracted->problem);
+}
+
+static void benchMaxBatch(const std::string &path, MLIRContext &context);
+
+static void benchGraph(const std::string &path, MLIRContext &context) {
+  std::optional<RematProblem> loaded = loadGraphProblem(path, context);
+  if (!loaded)
     return;
-  const RematProblem &problem = extracted->problem;
+  const RematProblem &problem = *loaded;
   Simulation base = simulate(problem, getStartingSchedule(problem));
   int64_t floor = problem.getPeakLowerBound();
   std::vector<std::pair<std::string, int64_t>> budgets;
@@ -220,26 +236,15 @@ static void benchGenerated(int64_t nodes) {
 }
 
 void benchMaxBatch(const std::string &path, MLIRContext &context) {
-  auto buffer = llvm::MemoryBuffer::getFile(path);
-  if (!buffer) {
-    llvm::errs() << "cannot read " << path << "\n";
-    return;
-  }
-  OwningOpRef<ModuleOp> module = importGraphJson(**buffer, &context);
-  if (!module)
-    return;
-  auto function = *module->getOps<FunctionOpInterface>().begin();
-  CostModel costModel(*findDeviceProfile("h200"));
-  FailureOr<ExtractedProblem> extracted =
-      extractRematProblem(function, costModel);
-  if (failed(extracted))
+  std::optional<RematProblem> loaded = loadGraphProblem(path, context);
+  if (!loaded)
     return;
   llvm::outs() << "\n### Largest batch in " << memoryBytes << " bytes: "
                << llvm::sys::path::filename(path) << "\n\n"
                << "| solver | largest batch | seconds |\n|---|---:|---:|\n";
   for (const std::string &name : getSolvers()) {
     auto start = std::chrono::steady_clock::now();
-    int64_t batch = findMaxBatch(extracted->problem, name);
+    int64_t batch = findMaxBatch(*loaded, name);
     double seconds = std::chrono::duration<double>(
                          std::chrono::steady_clock::now() - start)
                          .count();
