@@ -116,9 +116,14 @@ static void printCell(const SolverResult &result, double baseCost,
     llvm::outs() << " optimal";
   else if (result.status != SolveStatus::Feasible)
     llvm::outs() << " (over)";
-  else if (result.lowerBoundCost)
+  else if (result.lowerBoundCost) {
+    // The MILP gap: how far above the proven bound the schedule may be, as a
+    // fraction of the schedule's whole cost.
+    double cost = result.simulation.cost;
+    double gap = cost > 0 ? (cost - *result.lowerBoundCost) / cost : 0.0;
     llvm::outs() << " (bound " << percentOver(*result.lowerBoundCost, baseCost)
-                 << ")";
+                 << llvm::format(", gap %.2f%%)", 100.0 * gap);
+  }
   llvm::outs() << llvm::format(", %.3fs |", seconds);
 }
 

@@ -89,6 +89,8 @@ planPolicy(ModuleOp step, const Policy &policy, ByteSize budget,
   options.budget = budget;
   options.solver = policy.checkpoints.empty() ? policy.solver : "marks";
   options.strict = false;
+  // The search asks only whether a batch fits.
+  options.lowerBound = false;
   FailureOr<RematPlan> plan =
       planRematerialization(*function, *extracted, options);
   if (failed(plan))

@@ -86,8 +86,12 @@ public:
   StageModel(const RematProblem &problem, int64_t budgetBytes);
 
   void build(SparseMilp &milp);
-  /// The R and S values of `schedule` (whose first computations must come
-  /// in the starting order), for CBC's MIP start; empty if it has none.
+  /// A cost in the objective's units back in the problem's.
+  double toCost(double objective) const { return objective / costScale; }
+  /// Every integer column's value for `schedule` (whose first computations
+  /// must come in the starting order), for CBC's MIP start: a partial start
+  /// leaves CBC to complete it, which it fails to do on larger models.
+  /// Empty if the schedule has no stage form. Call after build().
   std::vector<std::pair<int, double>> encode(const Schedule &schedule) const;
   Schedule decode(const double *solution) const;
 
@@ -99,6 +103,10 @@ private:
   const RematProblem &problem;
   int n;
   double scale;
+  /// Objective units per unit of cost: the compute-once cost becomes 1000,
+  /// whatever the graph's units (seconds of a few microseconds leave CBC's
+  /// tolerances larger than the objective).
+  double costScale;
   double budget;
   int sBase, uBase;
   /// All result bytes of a node, and those of its results the step returns
@@ -108,6 +116,11 @@ private:
   std::vector<std::vector<int>> deps, users;
   std::vector<bool> once, recomputeMarked;
   std::vector<int> phaseEnd;
+  /// FREE[t][i][k] columns, in the order build() adds them.
+  struct FreeColumn {
+    int t, i, k, column;
+  };
+  std::vector<FreeColumn> freeColumns;
 };
 
 } // namespace
@@ -118,6 +131,7 @@ StageModel::StageModel(const RematProblem &problem, int64_t budgetBytes)
   // small; simulate() checks every schedule in bytes afterwards.
   scale = std::max(1.0, double(budgetBytes) / 1000.0);
   budget = double(budgetBytes) / scale;
+  costScale = 1000.0 / std::max(problem.getTotalCost(), 1e-300);
   sBase = n * (n + 1) / 2;
   uBase = sBase + (n - 1) * n / 2;
   memory.assign(n, 0.0);
@@ -170,7 +184,7 @@ void StageModel::build(SparseMilp &milp) {
       bool frontier = i == t;
       bool allowed = frontier || !once[i];
       milp.addColumn(frontier ? 1 : 0, allowed ? 1 : 0,
-                problem.nodes[i].cost, true);
+                problem.nodes[i].cost * costScale, true);
     }
   for (int t = 1; t < n; ++t)
     for (int i = 0; i < t; ++i) {
@@ -232,6 +246,7 @@ void StageModel::build(SparseMilp &milp) {
         // k runs, i is not kept into the next stage, and no later user of
         // i runs in this stage (Checkmate's hazard linearization).
         int free = milp.addColumn(0, 1, 0.0, true);
+        freeColumns.push_back({t, i, k, free});
         std::vector<int> later;
         for (int user : users[i])
           if (user > k && user <= t)
@@ -327,10 +342,22 @@ StageModel::encode(const Schedule &schedule) const {
       if (stageStart[t] <= end)
         values[{-1 - t, node}] = 1; // resident at the start of stage t
   }
+  auto isSet = [&](int code, int node) { return values.count({code, node}); };
   std::vector<std::pair<int, double>> start;
-  for (auto [key, value] : values) {
-    auto [code, node] = key;
-    start.push_back({code >= 0 ? r(code, node) : s(-1 - code, node), value});
+  for (int t = 0; t < n; ++t)
+    for (int i = 0; i <= t; ++i)
+      start.push_back({r(t, i), isSet(t, i) ? 1.0 : 0.0});
+  for (int t = 1; t < n; ++t)
+    for (int i = 0; i < t; ++i)
+      start.push_back({s(t, i), isSet(-1 - t, i) ? 1.0 : 0.0});
+  // FREE follows from R and S: i dies after k in stage t when k runs, i is
+  // not resident in the next stage, and no later user of i runs in t.
+  for (const FreeColumn &f : freeColumns) {
+    bool dies = isSet(f.t, f.k) && !(f.t + 1 < n && isSet(-2 - f.t, f.i));
+    for (int user : users[f.i])
+      if (user > f.k && user <= f.t && isSet(f.t, user))
+        dies = false;
+    start.push_back({f.column, dies ? 1.0 : 0.0});
   }
   return start;
 }
@@ -353,17 +380,44 @@ bool mlir::remat::isExactSolverAvailable() { return true; }
 
 SolverResult mlir::remat::solveExact(const RematProblem &problem,
                                      const SolverOptions &options) {
-  SolverResult warm = solveHeuristic(problem, options);
-  SolverResult result = warm;
+  SolverResult start = solveWithoutMilp(problem, options);
+  SolverResult result =
+      solveMilpFrom(problem, options, start, MilpEffort::BranchAndBound);
   result.solver = "exact";
+  // A start optimal in its own solver's space is optimal here only if the
+  // MILP's bound says so.
+  bool proven = result.lowerBoundCost &&
+                *result.lowerBoundCost >=
+                    result.simulation.cost -
+                        1e-9 * std::max(1.0, result.simulation.cost);
+  if (result.status == SolveStatus::Optimal && !proven)
+    result.status = SolveStatus::Feasible;
+  return result;
+}
+
+SolverResult mlir::remat::solveMilpFrom(const RematProblem &problem,
+                                        const SolverOptions &options,
+                                        const SolverResult &start,
+                                        MilpEffort effort) {
+  SolverResult result = start;
+  const SolverResult &warm = start;
   double floor = getComputeOnceCost(problem);
-  bool warmFits = warm.status == SolveStatus::Feasible;
+  bool warmFits = warm.status == SolveStatus::Feasible ||
+                  warm.status == SolveStatus::Optimal;
+  // Computing every node once bounds every schedule; a start that costs no
+  // more needs no MILP.
+  if (warmFits && warm.simulation.cost <= floor * (1 + 1e-12)) {
+    result.lowerBoundCost = warm.simulation.cost;
+    result.status = SolveStatus::Optimal;
+    result.message = "computes every node once";
+    return result;
+  }
   if (problem.nodes.size() > kMaxMilpNodes) {
     result.message = "the stage MILP has too many variables at " +
                      std::to_string(problem.nodes.size()) +
-                     " nodes; the heuristic's schedule, bounded below by "
+                     " nodes; the start's schedule, bounded below by "
                      "computing every node once";
-    if (warmFits)
+    if (warmFits && !result.lowerBoundCost)
       result.lowerBoundCost = floor;
     return result;
   }
@@ -376,19 +430,29 @@ SolverResult mlir::remat::solveExact(const RematProblem &problem,
   SparseMilp milp;
   stages.build(milp);
   milp.load(model.get());
-  Cbc_setMaximumNodes(model.get(), options.workLimit > 0
-                                       ? int(std::min<int64_t>(
-                                             options.workLimit, INT32_MAX))
-                                       : kDefaultMaxBranchNodes);
+  // CBC's preprocessing strengthens rows of this model for minutes and
+  // ignores the time limit meanwhile; the model is small enough without it.
+  Cbc_setParameter(model.get(), "preprocess", "off");
+  if (effort == MilpEffort::LpBound) {
+    Cbc_setParameter(model.get(), "cuts", "off");
+    Cbc_setParameter(model.get(), "heuristics", "off");
+    Cbc_setMaximumNodes(model.get(), 0);
+  } else {
+    Cbc_setMaximumNodes(model.get(), options.workLimit > 0
+                                         ? int(std::min<int64_t>(
+                                               options.workLimit, INT32_MAX))
+                                         : kDefaultMaxBranchNodes);
+  }
   if (options.timeLimitSeconds > 0)
     Cbc_setMaximumSeconds(model.get(), options.timeLimitSeconds);
   Cbc_setAllowableGap(model.get(), 0.0);
   Cbc_setAllowableFractionGap(model.get(), 1e-9);
   if (warmFits) {
-    std::vector<std::pair<int, double>> start = stages.encode(warm.schedule);
+    std::vector<std::pair<int, double>> mipStart =
+        stages.encode(warm.schedule);
     std::vector<int> indices;
     std::vector<double> values;
-    for (auto [index, value] : start) {
+    for (auto [index, value] : mipStart) {
       indices.push_back(index);
       values.push_back(value);
     }
@@ -416,27 +480,30 @@ SolverResult mlir::remat::solveExact(const RematProblem &problem,
   }
   // After a proof CBC's best possible value may still be the root bound;
   // the proven optimum is the objective itself.
-  double bound = std::max(floor, proven ? Cbc_getObjValue(model.get())
-                                        : Cbc_getBestPossibleObjValue(
-                                              model.get()));
+  double objectiveBound = proven ? Cbc_getObjValue(model.get())
+                                 : Cbc_getBestPossibleObjValue(model.get());
+  double bound = std::max(floor, stages.toCost(objectiveBound));
   if (Cbc_isProvenInfeasible(model.get()))
     bound = INFINITY;
-  bool hasFit = result.status == SolveStatus::Feasible;
+  bool hasFit = result.status == SolveStatus::Feasible ||
+                result.status == SolveStatus::Optimal;
   double cost = result.simulation.cost;
   if (hasFit) {
-    // The bound holds over the stage space; a heuristic schedule outside it
-    // may be cheaper, and then only computing every node once bounds it.
+    // The bound holds over the stage space; a schedule outside it may be
+    // cheaper, and then only computing every node once bounds it.
     result.lowerBoundCost = cost >= bound - 1e-9 * std::max(1.0, cost)
                                 ? std::min(bound, cost)
                                 : floor;
-    if (proven && std::abs(cost - bound) <= 1e-9 * std::max(1.0, cost))
+    if (*result.lowerBoundCost >= cost - 1e-9 * std::max(1.0, cost))
       result.status = SolveStatus::Optimal;
   }
   // CBC's secondary status 4: stopped on time.
   result.timedOut = !proven && Cbc_secondaryStatus(model.get()) == 4;
-  result.message = proven ? "CBC proved the optimum over frontier-advancing "
-                            "stages"
-                          : "CBC stopped at its limit; best schedule and "
-                            "lower bound";
+  if (result.status == SolveStatus::Optimal)
+    result.message = "no schedule of frontier-advancing stages costs less";
+  else if (effort == MilpEffort::LpBound)
+    result.message = "bounded below by the stage MILP's LP relaxation";
+  else
+    result.message = "CBC stopped at its limit; best schedule and lower bound";
   return result;
 }

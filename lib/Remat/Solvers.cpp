@@ -188,8 +188,8 @@ SolverResult mlir::remat::solveHeuristic(const RematProblem &problem,
   return best;
 }
 
-SolverResult mlir::remat::solveAuto(const RematProblem &problem,
-                                    const SolverOptions &options) {
+SolverResult mlir::remat::solveWithoutMilp(const RematProblem &problem,
+                                           const SolverOptions &options) {
   std::vector<SolverResult> candidates;
   candidates.push_back(solveNone(problem, options));
   candidates.push_back(solveMarks(problem, options));
@@ -206,7 +206,19 @@ SolverResult mlir::remat::solveAuto(const RematProblem &problem,
       best = std::move(candidate);
   }
   best.timedOut = timedOut;
-  best.message = "auto chose " + best.solver;
+  return best;
+}
+
+SolverResult mlir::remat::solveAuto(const RematProblem &problem,
+                                    const SolverOptions &options) {
+  SolverResult best = solveWithoutMilp(problem, options);
+  std::string chosen = best.solver;
+  if (options.autoLpBound && best.status == SolveStatus::Feasible)
+    best = solveMilpFrom(problem, options, best, MilpEffort::LpBound);
+  best.message = "auto chose " + chosen +
+                 (best.lowerBoundCost ? "; bounded below by the stage MILP's "
+                                        "LP relaxation"
+                                      : "");
   return best;
 }
 
@@ -254,5 +266,12 @@ bool mlir::remat::isExactSolverAvailable() { return false; }
 SolverResult mlir::remat::solveExact(const RematProblem &problem,
                                      const SolverOptions &options) {
   return notApplicable("exact", "this build of remat has no CBC");
+}
+
+SolverResult mlir::remat::solveMilpFrom(const RematProblem &problem,
+                                        const SolverOptions &options,
+                                        const SolverResult &start,
+                                        MilpEffort effort) {
+  return start;
 }
 #endif

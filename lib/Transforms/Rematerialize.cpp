@@ -136,6 +136,7 @@ mlir::remat::planRematerialization(FunctionOpInterface function,
   solverOptions.budgetBytes = plan.budgetBytes;
   solverOptions.workLimit = options.workLimit;
   solverOptions.timeLimitSeconds = options.timeLimitSeconds;
+  solverOptions.autoLpBound = options.lowerBound;
   solverOptions.progress = options.progress;
   // Packing can add a little to the peak: tighten the target by what the
   // arena overshoots and solve again, a few times at most.
@@ -264,6 +265,7 @@ static int64_t getSmallestPeak(const RematProblem &problem,
   probe.budgetBytes = problem.getPeakLowerBound();
   probe.workLimit = options.workLimit;
   probe.timeLimitSeconds = options.timeLimitSeconds;
+  probe.autoLpBound = false; // only the peak matters here
   SolverResult best = solveAuto(problem, probe);
   int64_t smallest = plan.result.hasSchedule()
                          ? plan.result.simulation.peakBytes

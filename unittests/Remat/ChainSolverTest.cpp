@@ -42,8 +42,9 @@ TEST(ChainSolver, OptimalOverCheckpointChoices) {
       if (chain.status == SolveStatus::NotApplicable)
         break;
       ASSERT_TRUE(chain.simulation.valid) << "seed " << seed;
-      if (fits(chain))
+      if (fits(chain)) {
         EXPECT_LE(chain.simulation.peakBytes, options.budgetBytes);
+      }
       for (int64_t k : {2, 3, 4, 6}) {
         SolverResult segments = solveSegments(problem, k, options);
         if (!fits(segments))
@@ -56,9 +57,10 @@ TEST(ChainSolver, OptimalOverCheckpointChoices) {
       if (!fits(chain))
         continue;
       ++optimal;
-      if (previous)
+      if (previous) {
         EXPECT_LE(chain.simulation.cost, *previous + 1e-9)
             << "seed " << seed << ": a larger budget cost more";
+      }
       previous = chain.simulation.cost;
     }
   }

@@ -41,23 +41,26 @@ TEST(ExactSolver, ValidBoundedAndMonotone) {
       ASSERT_TRUE(exact.simulation.valid) << "seed " << seed;
       bool fits = exact.status == SolveStatus::Optimal ||
                   exact.status == SolveStatus::Feasible;
-      if (fits)
+      if (fits) {
         EXPECT_LE(exact.simulation.peakBytes, options.budgetBytes);
+      }
       if (heuristic.status == SolveStatus::Feasible) {
         ASSERT_TRUE(fits) << "seed " << seed;
         EXPECT_LE(exact.simulation.cost, heuristic.simulation.cost);
       }
-      if (exact.lowerBoundCost)
+      if (exact.lowerBoundCost) {
         EXPECT_GE(exact.simulation.cost, *exact.lowerBoundCost - 1e-6);
+      }
       if (exact.status != SolveStatus::Optimal) {
         previousOptimum.reset();
         continue;
       }
       ++proven;
       EXPECT_DOUBLE_EQ(*exact.lowerBoundCost, exact.simulation.cost);
-      if (previousOptimum)
+      if (previousOptimum) {
         EXPECT_LE(exact.simulation.cost, *previousOptimum + 1e-6)
             << "seed " << seed << ": a larger budget cost more";
+      }
       previousOptimum = exact.simulation.cost;
     }
   }

@@ -67,6 +67,10 @@ struct SolverOptions {
   /// Wall-clock cap in seconds (0: none). A solve it cuts short may differ
   /// from run to run; the result says so.
   double timeLimitSeconds = 0.0;
+  /// `auto` bounds its choice from below with the stage MILP's LP relaxation
+  /// (builds with CBC, problems up to the MILP's size limit; about 0.1 s
+  /// for 20 nodes, 1 s for 100).
+  bool autoLpBound = true;
   /// Called with a line of progress when a solve runs longer than a second.
   std::function<void(const std::string &)> progress;
 };
@@ -103,16 +107,40 @@ SolverResult solveMarks(const RematProblem &problem,
                         const SolverOptions &options);
 SolverResult solveHeuristic(const RematProblem &problem,
                             const SolverOptions &options);
+/// The best of the solvers that need no MILP (none, marks, sqrt, segments,
+/// chain, heuristic); then, where the exact solver is built in and the
+/// problem is small enough for its MILP, that MILP's LP relaxation bounds the
+/// result from below (optimal when the bound meets it).
 SolverResult solveAuto(const RematProblem &problem,
                        const SolverOptions &options);
+/// The best of the solvers that need no MILP: `auto` without the bound.
+SolverResult solveWithoutMilp(const RematProblem &problem,
+                              const SolverOptions &options);
 /// The cheapest checkpoints among the forward cut values, by dynamic
 /// programming (ChainSolver.cpp); not applicable without cut vertices.
 SolverResult solveChain(const RematProblem &problem,
                         const SolverOptions &options);
-/// Checkmate's stage MILP solved by CBC, warm-started from the heuristic
-/// (ExactSolver.cpp); only in builds with CBC (isExactSolverAvailable()).
+/// Checkmate's stage MILP solved by CBC, warm-started from the best schedule
+/// of solveWithoutMilp (ExactSolver.cpp); only in builds with CBC
+/// (isExactSolverAvailable()).
 SolverResult solveExact(const RematProblem &problem,
                         const SolverOptions &options);
+
+/// How far the exact solver goes from a given start.
+enum class MilpEffort {
+  /// The LP relaxation only: a lower bound (optimal status when it meets the
+  /// start), fast and deterministic.
+  LpBound,
+  /// Branch and bound up to the work or time limit.
+  BranchAndBound,
+};
+/// The stage MILP warm-started from `start` (a result of any solver); keeps
+/// `start`'s schedule unless CBC finds a cheaper one within the budget, and
+/// adds the proven lower bound. Returns `start` unchanged where the MILP is
+/// not built (no CBC, too many nodes).
+SolverResult solveMilpFrom(const RematProblem &problem,
+                           const SolverOptions &options,
+                           const SolverResult &start, MilpEffort effort);
 bool isExactSolverAvailable();
 
 } // namespace mlir::remat

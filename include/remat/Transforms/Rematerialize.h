@@ -33,6 +33,10 @@ struct RematOptions {
   bool strict = true;
   /// The budget limits arguments + the planned arena, not only the peak.
   bool fitArena = true;
+  /// `auto` bounds its choice from below with the stage MILP's LP relaxation
+  /// (SolverOptions::autoLpBound); searches that need only feasibility turn
+  /// it off.
+  bool lowerBound = true;
   /// Record the solve's wall time in the IR (for the report); off by default
   /// so that the output is byte-identical across runs.
   bool recordSolveTime = false;
