@@ -45,3 +45,15 @@ bench_graphs = os.environ.get(
 if os.path.isdir(bench_graphs):
     config.available_features.add("bench-graphs")
 config.substitutions.append(("%bench_graphs", os.path.abspath(bench_graphs)))
+
+# nvcc compiles the sources --emit-cuda writes (scripts/build-cuda.sh); CUDA
+# lives in /usr/local/cuda on the project's machines, CUDA_HOME elsewhere.
+cuda_home = os.environ.get("CUDA_HOME", "/usr/local/cuda")
+if os.access(os.path.join(cuda_home, "bin", "nvcc"), os.X_OK):
+    config.available_features.add("nvcc")
+    config.environment["CUDA_HOME"] = cuda_home
+else:
+    lit_config.note("nvcc not found in %s (set CUDA_HOME): the tests that "
+                    "compile emitted CUDA sources are skipped" % cuda_home)
+config.substitutions.append(
+    ("%build_cuda", os.path.join(config.test_source_root, "..", "scripts", "build-cuda.sh")))

@@ -1,0 +1,313 @@
+//===- CudaEmitter.cpp - a planned step as one CUDA C++ source ------------===//
+//
+// Checks that the function is planned (remat-plan-memory's offsets and arena
+// size) and that every value has a CUDA element type, walks its ops in
+// schedule order - chains of element-wise ops into generated kernels, every
+// other op into a library call - and writes, in this order: the runtime
+// (Runtime/*.cuh, embedded at build time), the generated kernels, the step
+// function, the tables the harness reads, and main(). Nothing is written
+// unless the whole function lowers.
+//
+//===----------------------------------------------------------------------===//
+
+#include "remat/Target/Cuda/CudaEmitter.h"
+
+#include "StepWriter.h"
+
+#include "remat/Analysis/PeakMemory.h"
+#include "remat/Dialect/NN/IR/NNOps.h"
+#include "remat/Dialect/Remat/IR/RematDialect.h"
+#include "remat/InitAll.h"
+#include "remat/Interfaces/CostOpInterface.h"
+
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/Tools/mlir-translate/Translation.h"
+#include "llvm/Support/FormatVariadic.h"
+
+using namespace mlir;
+using namespace mlir::remat;
+using namespace mlir::remat::cuda;
+
+/// The runtime's files, in order (generated from Runtime/*.cuh).
+#include "RuntimeSources.inc"
+
+//===----------------------------------------------------------------------===//
+// StepWriter
+//===----------------------------------------------------------------------===//
+
+/// `text` as a C++ string literal.
+static std::string quote(StringRef text) {
+  std::string result = "\"";
+  for (unsigned char c : text) {
+    if (c == '"' || c == '\\') {
+      result += '\\';
+      result += char(c);
+    } else if (c < 0x20 || c >= 0x7f) {
+      char octal[5];
+      std::snprintf(octal, sizeof(octal), "\\%03o", unsigned(c));
+      result += octal;
+    } else {
+      result += char(c);
+    }
+  }
+  return result + "\"";
+}
+
+StepWriter::StepWriter(FunctionOpInterface function) {
+  for (BlockArgument argument : function.getArguments())
+    argumentIndex[argument] = argument.getArgNumber();
+}
+
+std::string StepWriter::getElementCType(Value value) {
+  auto type = dyn_cast<RankedTensorType>(value.getType());
+  if (!type || !type.hasStaticShape())
+    return "";
+  Type element = type.getElementType();
+  if (element.isF32())
+    return "float";
+  if (element.isSignlessInteger(64))
+    return "int64_t";
+  return "";
+}
+
+std::string StepWriter::getPointer(Value value, bool isConst) const {
+  std::string type = (isConst ? "const " : "") + getElementCType(value) + " *";
+  if (auto it = argumentIndex.find(value); it != argumentIndex.end())
+    return llvm::formatv("(({0})arguments[{1}])", type, it->second).str();
+  auto result = cast<OpResult>(value);
+  auto offsets = result.getOwner()->getAttrOfType<DenseI64ArrayAttr>(
+      attr::kOffsets);
+  return llvm::formatv("(({0})(arena + {1}))", type,
+                       offsets[result.getResultNumber()])
+      .str();
+}
+
+std::string StepWriter::getPointer(Value value) const {
+  return getPointer(value, /*isConst=*/false);
+}
+
+std::string StepWriter::getConstPointer(Value value) const {
+  return getPointer(value, /*isConst=*/true);
+}
+
+std::string StepWriter::getWorkspace(Operation *op) const {
+  auto offset = op->getAttrOfType<IntegerAttr>(attr::kWorkspaceOffset);
+  auto cost = dyn_cast<CostOpInterface>(op);
+  int64_t bytes = cost ? cost.getWorkspaceBytes() : 0;
+  if (!offset || bytes <= 0)
+    return "nullptr, 0";
+  return llvm::formatv("arena + {0}, {1}", offset.getInt(), bytes).str();
+}
+
+std::string StepWriter::getOpLabel(Operation *op) {
+  auto name = op->getAttrOfType<StringAttr>(attr::kName);
+  return quote(name ? name.getValue() : op->getName().getStringRef());
+}
+
+int64_t mlir::remat::cuda::getElementCount(Value value) {
+  return cast<RankedTensorType>(value.getType()).getNumElements();
+}
+
+ArrayRef<int64_t> mlir::remat::cuda::getShape(Value value) {
+  return cast<RankedTensorType>(value.getType()).getShape();
+}
+
+//===----------------------------------------------------------------------===//
+// Checks
+//===----------------------------------------------------------------------===//
+
+/// The rank limit of the runtime's Dims and the harness tables.
+constexpr int64_t kMaxRank = 8;
+
+static LogicalResult checkValue(Value value, Location loc) {
+  std::string ctype = StepWriter::getElementCType(value);
+  auto type = dyn_cast<RankedTensorType>(value.getType());
+  if (ctype.empty())
+    return emitError(loc) << "value '" << getValueName(value) << "' of type "
+                          << value.getType()
+                          << " has no CUDA lowering (static f32 or i64 "
+                             "tensors only)";
+  if (type.getRank() > kMaxRank)
+    return emitError(loc) << "value '" << getValueName(value) << "' has rank "
+                          << type.getRank() << "; the CUDA lowering takes at "
+                          << "most " << kMaxRank;
+  return success();
+}
+
+static LogicalResult checkPlanned(func::FuncOp function) {
+  if (!function->hasAttr(attr::kArenaBytes))
+    return function.emitOpError()
+           << "has no memory plan: run remat-plan-memory (or remat-opt with "
+              "--budget, whose pipeline ends with it) before --emit-cuda";
+  for (BlockArgument argument : function.getArguments())
+    if (failed(checkValue(argument, argument.getLoc())))
+      return failure();
+  for (Operation &op : function.getBody().front().without_terminator()) {
+    if (!isa<nn::NNDialect>(op.getDialect()))
+      return op.emitOpError("has no CUDA lowering (the CUDA lowering takes "
+                            "nn ops)");
+    auto offsets = op.getAttrOfType<DenseI64ArrayAttr>(attr::kOffsets);
+    if (op.getNumResults() > 0 &&
+        (!offsets || offsets.size() != int64_t(op.getNumResults())))
+      return op.emitOpError()
+             << "has no planned offsets: run remat-plan-memory before "
+                "--emit-cuda";
+    for (Value result : op.getResults())
+      if (failed(checkValue(result, op.getLoc())))
+        return failure();
+  }
+  return success();
+}
+
+//===----------------------------------------------------------------------===//
+// The step and its tables
+//===----------------------------------------------------------------------===//
+
+/// Whether `op` continues the element-wise chain ending in `last`.
+static bool extendsChain(Operation *op, Operation *last) {
+  if (!isElementwise(op) || !last)
+    return false;
+  if (getShape(op->getResult(0)) != getShape(last->getResult(0)))
+    return false;
+  return llvm::is_contained(op->getOperands(), last->getResult(0));
+}
+
+static LogicalResult writeStep(func::FuncOp function, StepWriter &writer) {
+  SmallVector<Operation *> chain;
+  auto flush = [&] {
+    if (!chain.empty())
+      emitElementwiseGroup(chain, writer);
+    chain.clear();
+  };
+  Block &body = function.getBody().front();
+  for (Operation &op : body.without_terminator()) {
+    if (isElementwise(&op)) {
+      if (!extendsChain(&op, chain.empty() ? nullptr : chain.back()))
+        flush();
+      chain.push_back(&op);
+      continue;
+    }
+    flush();
+    if (failed(emitLibraryCall(&op, writer)))
+      return failure();
+  }
+  flush();
+  for (auto [index, value] : llvm::enumerate(body.getTerminator()->getOperands()))
+    writer.body() << "  results[" << index << "] = (void *)"
+                  << writer.getPointer(value) << ";\n";
+  return success();
+}
+
+static std::string elementTypeOf(Value value) {
+  return StepWriter::getElementCType(value) == "float"
+             ? "remat_rt::ElementType::F32"
+             : "remat_rt::ElementType::I64";
+}
+
+static std::string shapeOf(Value value) {
+  ArrayRef<int64_t> shape = getShape(value);
+  std::string text = std::to_string(shape.size()) + ", {";
+  for (auto [index, size] : llvm::enumerate(shape))
+    text += (index ? ", " : "") + std::to_string(size);
+  return text + "}";
+}
+
+/// The classes or rows bounding an integer argument (as remat-run).
+static int64_t getIntegerBound(BlockArgument argument) {
+  for (Operation *user : argument.getUsers()) {
+    if (auto loss = dyn_cast<nn::CrossEntropyOp>(user))
+      return loss.getLogits().getType().getDimSize(1);
+    if (auto embedding = dyn_cast<nn::EmbeddingOp>(user))
+      return embedding.getWeight().getType().getDimSize(0);
+  }
+  return 2;
+}
+
+static void writeTables(func::FuncOp function, raw_ostream &os) {
+  os << "static const remat_rt::ArgumentInfo kArguments[] = {\n";
+  for (BlockArgument argument : function.getArguments()) {
+    auto role = function.getArgAttrOfType<StringAttr>(argument.getArgNumber(),
+                                                      attr::kRole);
+    os << "  {" << quote(getValueName(argument)) << ", "
+       << quote(role ? role.getValue() : "input") << ", "
+       << elementTypeOf(argument) << ", " << shapeOf(argument) << ", "
+       << getIntegerBound(argument) << "},\n";
+  }
+  os << "  {nullptr, nullptr, remat_rt::ElementType::F32, 0, {}, 0}};\n";
+  os << "static const remat_rt::ResultInfo kResults[] = {\n";
+  Operation *terminator = function.getBody().front().getTerminator();
+  for (auto [index, value] : llvm::enumerate(terminator->getOperands())) {
+    auto name = function.getResultAttrOfType<StringAttr>(index, attr::kName);
+    os << "  {"
+       << quote(name ? name.getValue().str()
+                     : "result" + std::to_string(index))
+       << ", " << elementTypeOf(value) << ", " << shapeOf(value) << "},\n";
+  }
+  os << "  {nullptr, remat_rt::ElementType::F32, 0, {}}};\n\n";
+  auto weights = function->getAttrOfType<StringAttr>(attr::kWeights);
+  int64_t arena =
+      function->getAttrOfType<IntegerAttr>(attr::kArenaBytes).getInt();
+  os << "int main(int argc, char **argv) {\n"
+     << "  remat_rt::StepInfo step{" << quote(function.getSymName())
+     << ", kArguments, " << function.getNumArguments() << ", kResults, "
+     << terminator->getNumOperands() << ", " << arena << ", "
+     << (weights ? quote(weights.getValue()) : "nullptr")
+     << ", remat_step};\n"
+     << "  return remat_rt::runHarness(argc, argv, step);\n}\n";
+}
+
+LogicalResult mlir::remat::emitCuda(ModuleOp module, raw_ostream &os) {
+  SmallVector<func::FuncOp> functions;
+  for (auto function : module.getOps<func::FuncOp>())
+    if (!function.isExternal())
+      functions.push_back(function);
+  if (functions.size() != 1)
+    return emitError(module.getLoc())
+           << "--emit-cuda takes a module with one function with a body; "
+              "this one has "
+           << functions.size();
+  func::FuncOp function = functions.front();
+  if (failed(checkPlanned(function)))
+    return failure();
+
+  StepWriter writer(function);
+  if (failed(writeStep(function, writer)))
+    return failure();
+
+  os << "// Generated by remat-translate --emit-cuda from @"
+     << function.getSymName()
+     << ": the planned training step, its runtime and a harness.\n"
+        "// Build: scripts/build-cuda.sh THIS_FILE -o step; run and options: "
+        "docs/cuda.md.\n\n";
+  for (const char *source : kRuntimeSources)
+    os << source << "\n";
+  os << "//===--- generated kernels ---===//\n\n" << writer.kernels().str();
+  os << "//===--- the step ---===//\n\n"
+     << "static void remat_step(remat_rt::Context &ctx, void *const "
+        "*arguments, char *arena, void **results) {\n"
+     << writer.body().str() << "}\n\n";
+  writeTables(function, os);
+  return success();
+}
+
+void mlir::remat::registerCudaEmitter() {
+  TranslateFromMLIRRegistration registration(
+      "emit-cuda",
+      "a planned step as one CUDA C++ source with its harness",
+      [](Operation *op, raw_ostream &os) -> LogicalResult {
+        auto module = dyn_cast<ModuleOp>(op);
+        if (!module)
+          return op->emitError("--emit-cuda takes a module");
+        // Everything goes to a string first: no half-written output.
+        std::string text;
+        llvm::raw_string_ostream stream(text);
+        if (failed(emitCuda(module, stream)))
+          return failure();
+        os << text;
+        return success();
+      },
+      [](DialectRegistry &registry) {
+        registry.insert<func::FuncDialect>();
+        registerRematDialects(registry);
+      });
+}

@@ -1,0 +1,21 @@
+# Writes OUTPUT: the files of INPUTS (a ;-list, in order) as C++ raw string
+# literals in `kRuntimeSources`, for the CUDA emitter to paste into every
+# source it writes. Raw literals longer than compilers like are split.
+set(text "// Generated from lib/Target/Cuda/Runtime by EmbedRuntime.cmake.\n")
+string(APPEND text "static const char *const kRuntimeSources[] = {\n")
+foreach(input IN LISTS INPUTS)
+  file(READ "${input}" content)
+  get_filename_component(name "${input}" NAME)
+  string(APPEND text "R\"remat(//===--- ${name} ---===//\n")
+  string(LENGTH "${content}" length)
+  set(start 0)
+  while(start LESS length)
+    string(SUBSTRING "${content}" ${start} 8000 chunk)
+    string(APPEND text "${chunk})remat\" R\"remat(")
+    math(EXPR start "${start} + 8000")
+  endwhile()
+  string(APPEND text ")remat\",\n")
+endforeach()
+string(APPEND text "};\n")
+file(WRITE "${OUTPUT}.tmp" "${text}")
+file(RENAME "${OUTPUT}.tmp" "${OUTPUT}")

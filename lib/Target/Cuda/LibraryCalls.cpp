@@ -1,0 +1,509 @@
+//===- LibraryCalls.cpp - nn ops as cuDNN, cuBLAS and runtime calls -------===//
+//
+// Every nn op that is not element-wise becomes one call of the runtime in
+// Runtime/*.cuh (which calls cuDNN for convolutions, cuBLAS for linear and
+// matmul, and its own kernels for the rest), with the op's static shapes and
+// attributes as arguments. Copies (reshape, flatten, concatenation) are
+// cudaMemcpy*Async: values never alias, each has its own planned slot.
+//
+//===----------------------------------------------------------------------===//
+
+#include "StepWriter.h"
+
+#include "remat/Dialect/NN/IR/NNOps.h"
+
+#include "llvm/ADT/STLExtras.h"
+#include "llvm/ADT/TypeSwitch.h"
+#include "llvm/Support/Format.h"
+#include "llvm/Support/FormatVariadic.h"
+
+using namespace mlir;
+using namespace mlir::remat;
+using namespace mlir::remat::cuda;
+
+namespace {
+
+/// Writes the call statements of one op.
+class CallWriter {
+public:
+  CallWriter(Operation *op, StepWriter &writer) : op(op), writer(writer) {}
+
+  LogicalResult write();
+
+private:
+  std::string in(Value value) { return writer.getConstPointer(value); }
+  std::string out(Value value) { return writer.getPointer(value); }
+  std::string optionalIn(Value value) {
+    return value ? in(value) : std::string("nullptr");
+  }
+  std::string optionalOut(Value value) {
+    return value ? out(value) : std::string("nullptr");
+  }
+  /// `remat_rt::name(ctx, args...);`
+  template <typename... Args>
+  void call(StringRef name, const Args &...args) {
+    std::string text = "  remat_rt::" + name.str() + "(ctx";
+    ((text += ", " + toText(args)), ...);
+    writer.body() << text << ");\n";
+  }
+  static std::string toText(const std::string &text) { return text; }
+  static std::string toText(const char *text) { return text; }
+  static std::string toText(int64_t value) { return std::to_string(value); }
+  static std::string toText(bool value) { return value ? "true" : "false"; }
+  static std::string toText(double value) {
+    return llvm::formatv("{0}", llvm::format("%.17g", value)).str();
+  }
+
+  std::string convShape(Value input, Value weight, Value output,
+                        ArrayRef<int64_t> stride, ArrayRef<int64_t> padding,
+                        ArrayRef<int64_t> dilation, int64_t groups);
+  std::string poolShape(Value input, Value output, ArrayRef<int64_t> kernel,
+                        ArrayRef<int64_t> stride, ArrayRef<int64_t> padding,
+                        ArrayRef<int64_t> dilation, bool countIncludePad);
+  std::string dims(Value value);
+  void copy(Value from, Value to);
+
+  LogicalResult writeConvPool();
+  LogicalResult writeNormLinear();
+  LogicalResult writeLossOptimizer();
+  LogicalResult writeShapes();
+
+  Operation *op;
+  StepWriter &writer;
+};
+
+} // namespace
+
+std::string CallWriter::convShape(Value input, Value weight, Value output,
+                                  ArrayRef<int64_t> stride,
+                                  ArrayRef<int64_t> padding,
+                                  ArrayRef<int64_t> dilation, int64_t groups) {
+  ArrayRef<int64_t> x = getShape(input), w = getShape(weight),
+                    y = getShape(output);
+  return llvm::formatv("remat_rt::ConvShape{{{0}, {1}, {2}, {3}, {4}, {5}, "
+                       "{6}, {7}, {8}, {9}, {10}, {11}, {12}, {13}, {14}, "
+                       "{15}}",
+                       x[0], x[1], x[2], x[3], w[0], w[2], w[3], y[2], y[3],
+                       padding[0], padding[1], stride[0], stride[1],
+                       dilation[0], dilation[1], groups)
+      .str();
+}
+
+std::string CallWriter::poolShape(Value input, Value output,
+                                  ArrayRef<int64_t> kernel,
+                                  ArrayRef<int64_t> stride,
+                                  ArrayRef<int64_t> padding,
+                                  ArrayRef<int64_t> dilation,
+                                  bool countIncludePad) {
+  ArrayRef<int64_t> x = getShape(input), y = getShape(output);
+  return llvm::formatv("remat_rt::PoolShape{{{0}, {1}, {2}, {3}, {4}, {5}, "
+                       "{6}, {7}, {8}, {9}, {10}, {11}, {12}, {13}, {14}, 0}",
+                       x[0], x[1], x[2], x[3], y[2], y[3], kernel[0],
+                       kernel[1], stride[0], stride[1], padding[0],
+                       padding[1], dilation[0], dilation[1],
+                       countIncludePad ? "true" : "false")
+      .str();
+}
+
+std::string CallWriter::dims(Value value) {
+  std::string text = "remat_rt::Dims{" +
+                     std::to_string(getShape(value).size()) + ", {";
+  for (auto [index, size] : llvm::enumerate(getShape(value)))
+    text += (index ? ", " : "") + std::to_string(size);
+  return text + "}}";
+}
+
+void CallWriter::copy(Value from, Value to) {
+  writer.body() << "  REMAT_CHECK_CUDA(cudaMemcpyAsync(" << out(to) << ", "
+                << in(from) << ", " << getElementCount(to) << " * sizeof("
+                << StepWriter::getElementCType(to)
+                << "), cudaMemcpyDeviceToDevice, ctx.stream));\n";
+}
+
+LogicalResult CallWriter::writeConvPool() {
+  return llvm::TypeSwitch<Operation *, LogicalResult>(op)
+      .Case([&](nn::Conv2dOp o) {
+        call("conv2dForward", in(o.getInput()), in(o.getWeight()),
+             optionalIn(o.getBias()), out(o.getResult()),
+             convShape(o.getInput(), o.getWeight(), o.getResult(),
+                       o.getStride(), o.getPadding(), o.getDilation(),
+                       o.getGroups()),
+             writer.getWorkspace(op));
+        return success();
+      })
+      .Case([&](nn::Conv2dBackwardInputOp o) {
+        call("conv2dBackwardInput", in(o.getGradOutput()), in(o.getWeight()),
+             out(o.getGradInput()),
+             convShape(o.getGradInput(), o.getWeight(), o.getGradOutput(),
+                       o.getStride(), o.getPadding(), o.getDilation(),
+                       o.getGroups()),
+             writer.getWorkspace(op));
+        return success();
+      })
+      .Case([&](nn::Conv2dBackwardWeightOp o) {
+        call("conv2dBackwardWeight", in(o.getGradOutput()), in(o.getInput()),
+             out(o.getGradWeight()),
+             convShape(o.getInput(), o.getGradWeight(), o.getGradOutput(),
+                       o.getStride(), o.getPadding(), o.getDilation(),
+                       o.getGroups()),
+             writer.getWorkspace(op));
+        return success();
+      })
+      .Case([&](nn::Conv2dBackwardBiasOp o) {
+        ArrayRef<int64_t> dy = getShape(o.getGradOutput());
+        call("conv2dBackwardBias", in(o.getGradOutput()), out(o.getGradBias()),
+             dy[0], dy[1], dy[2], dy[3]);
+        return success();
+      })
+      .Case([&](nn::MaxPool2dOp o) {
+        call("maxPool2dForward", in(o.getInput()), out(o.getResult()),
+             out(o.getIndices()),
+             poolShape(o.getInput(), o.getResult(), o.getKernelSize(),
+                       o.getStride(), o.getPadding(), o.getDilation(), false));
+        return success();
+      })
+      .Case([&](nn::MaxPool2dBackwardOp o) {
+        call("maxPool2dBackward", in(o.getGradOutput()), in(o.getIndices()),
+             out(o.getGradInput()),
+             poolShape(o.getGradInput(), o.getGradOutput(), o.getKernelSize(),
+                       o.getStride(), o.getPadding(), o.getDilation(), false));
+        return success();
+      })
+      .Case([&](nn::AvgPool2dOp o) {
+        int64_t one[] = {1, 1};
+        call("avgPool2dForward", in(o.getInput()), out(o.getResult()),
+             poolShape(o.getInput(), o.getResult(), o.getKernelSize(),
+                       o.getStride(), o.getPadding(), one,
+                       o.getCountIncludePad()));
+        return success();
+      })
+      .Case([&](nn::AvgPool2dBackwardOp o) {
+        int64_t one[] = {1, 1};
+        call("avgPool2dBackward", in(o.getGradOutput()), out(o.getGradInput()),
+             poolShape(o.getGradInput(), o.getGradOutput(), o.getKernelSize(),
+                       o.getStride(), o.getPadding(), one,
+                       o.getCountIncludePad()));
+        return success();
+      })
+      .Case([&](nn::AdaptiveAvgPool2dOp o) {
+        ArrayRef<int64_t> x = getShape(o.getInput()), y = getShape(o.getResult());
+        call("adaptiveAvgPool2dForward", in(o.getInput()), out(o.getResult()),
+             x[0], x[1], x[2], x[3], y[2], y[3]);
+        return success();
+      })
+      .Case([&](nn::AdaptiveAvgPool2dBackwardOp o) {
+        ArrayRef<int64_t> x = getShape(o.getGradInput()),
+                          y = getShape(o.getGradOutput());
+        call("adaptiveAvgPool2dBackward", in(o.getGradOutput()),
+             out(o.getGradInput()), x[0], x[1], x[2], x[3], y[2], y[3]);
+        return success();
+      })
+      .Case([&](nn::UpsampleBilinear2dOp o) {
+        ArrayRef<int64_t> x = getShape(o.getInput()), y = getShape(o.getResult());
+        call("upsampleBilinear2dForward", in(o.getInput()), out(o.getResult()),
+             x[0], x[1], x[2], x[3], y[2], y[3], o.getAlignCorners());
+        return success();
+      })
+      .Case([&](nn::UpsampleBilinear2dBackwardOp o) {
+        ArrayRef<int64_t> x = getShape(o.getGradInput()),
+                          y = getShape(o.getGradOutput());
+        call("upsampleBilinear2dBackward", in(o.getGradOutput()),
+             out(o.getGradInput()), x[0], x[1], x[2], x[3], y[2], y[3],
+             o.getAlignCorners());
+        return success();
+      })
+      .Default([](Operation *) { return failure(); });
+}
+
+LogicalResult CallWriter::writeNormLinear() {
+  /// Rows of a [..., last] tensor.
+  auto rows = [](Value value, int64_t last) {
+    return getElementCount(value) / std::max<int64_t>(last, 1);
+  };
+  return llvm::TypeSwitch<Operation *, LogicalResult>(op)
+      .Case([&](nn::BatchNormOp o) {
+        ArrayRef<int64_t> x = getShape(o.getInput());
+        int64_t spatial = getElementCount(o.getInput()) / (x[0] * x[1]);
+        call("batchNormForward", in(o.getInput()), in(o.getWeight()),
+             in(o.getBias()), in(o.getRunningMean()), in(o.getRunningVar()),
+             out(o.getResult()), out(o.getSaveMean()), out(o.getSaveInvstd()),
+             out(o.getNewRunningMean()), out(o.getNewRunningVar()), x[0], x[1],
+             spatial, o.getMomentum().convertToDouble(),
+             o.getEps().convertToDouble());
+        return success();
+      })
+      .Case([&](nn::BatchNormBackwardOp o) {
+        ArrayRef<int64_t> x = getShape(o.getInput());
+        int64_t spatial = getElementCount(o.getInput()) / (x[0] * x[1]);
+        call("batchNormBackward", in(o.getGradOutput()), in(o.getInput()),
+             in(o.getWeight()), in(o.getSaveMean()), in(o.getSaveInvstd()),
+             out(o.getGradInput()), out(o.getGradWeight()),
+             out(o.getGradBias()), x[0], x[1], spatial);
+        return success();
+      })
+      .Case([&](nn::LayerNormOp o) {
+        int64_t cols = getElementCount(o.getWeight());
+        call("layerNormForward", in(o.getInput()), in(o.getWeight()),
+             in(o.getBias()), out(o.getResult()), out(o.getMean()),
+             out(o.getRstd()), rows(o.getInput(), cols), cols,
+             o.getEps().convertToDouble());
+        return success();
+      })
+      .Case([&](nn::LayerNormBackwardOp o) {
+        int64_t cols = getElementCount(o.getWeight());
+        call("layerNormBackward", in(o.getGradOutput()), in(o.getInput()),
+             in(o.getMean()), in(o.getRstd()), in(o.getWeight()),
+             out(o.getGradInput()), out(o.getGradWeight()),
+             out(o.getGradBias()), rows(o.getInput(), cols), cols);
+        return success();
+      })
+      .Case([&](nn::LinearOp o) {
+        ArrayRef<int64_t> w = getShape(o.getWeight());
+        call("linearForward", in(o.getInput()), in(o.getWeight()),
+             optionalIn(o.getBias()), out(o.getResult()),
+             rows(o.getInput(), w[1]), w[1], w[0]);
+        return success();
+      })
+      .Case([&](nn::LinearBackwardInputOp o) {
+        ArrayRef<int64_t> w = getShape(o.getWeight());
+        call("linearBackwardInput", in(o.getGradOutput()), in(o.getWeight()),
+             out(o.getGradInput()), rows(o.getGradInput(), w[1]), w[1], w[0]);
+        return success();
+      })
+      .Case([&](nn::LinearBackwardWeightOp o) {
+        ArrayRef<int64_t> w = getShape(o.getGradWeight());
+        call("linearBackwardWeight", in(o.getGradOutput()), in(o.getInput()),
+             out(o.getGradWeight()), rows(o.getInput(), w[1]), w[1], w[0]);
+        return success();
+      })
+      .Case([&](nn::LinearBackwardBiasOp o) {
+        int64_t outSize = getElementCount(o.getGradBias());
+        call("linearBackwardBias", in(o.getGradOutput()), out(o.getGradBias()),
+             rows(o.getGradOutput(), outSize), outSize);
+        return success();
+      })
+      .Case<nn::MatmulOp, nn::MatmulBackwardLhsOp, nn::MatmulBackwardRhsOp>(
+          [&](auto o) {
+            // [B..., M, K] x [B..., K, N]: read M, K, N from the forward's
+            // operand shapes as each op sees them.
+            Value lhs, rhs, result;
+            std::string name;
+            if constexpr (std::is_same_v<decltype(o), nn::MatmulOp>) {
+              lhs = o.getLhs(), rhs = o.getRhs(), result = o.getResult();
+              ArrayRef<int64_t> a = getShape(lhs), b = getShape(rhs);
+              int64_t m = a[a.size() - 2], k = a.back(), n = b.back();
+              call("matmul", in(lhs), in(rhs), out(result),
+                   getElementCount(lhs) / (m * k), m, k, n);
+            } else if constexpr (std::is_same_v<decltype(o),
+                                                nn::MatmulBackwardLhsOp>) {
+              ArrayRef<int64_t> dc = getShape(o.getGradOutput()),
+                                b = getShape(o.getRhs());
+              int64_t m = dc[dc.size() - 2], n = dc.back(),
+                      k = b[b.size() - 2];
+              call("matmulBackwardLhs", in(o.getGradOutput()), in(o.getRhs()),
+                   out(o.getGradLhs()),
+                   getElementCount(o.getGradOutput()) / (m * n), m, k, n);
+            } else {
+              ArrayRef<int64_t> dc = getShape(o.getGradOutput()),
+                                a = getShape(o.getLhs());
+              int64_t m = dc[dc.size() - 2], n = dc.back(), k = a.back();
+              call("matmulBackwardRhs", in(o.getGradOutput()), in(o.getLhs()),
+                   out(o.getGradRhs()),
+                   getElementCount(o.getGradOutput()) / (m * n), m, k, n);
+            }
+            return success();
+          })
+      .Case([&](nn::EmbeddingOp o) {
+        ArrayRef<int64_t> w = getShape(o.getWeight());
+        call("embeddingForward", in(o.getWeight()), in(o.getIndices()),
+             out(o.getResult()), getElementCount(o.getIndices()), w[0], w[1],
+             int64_t(o.getPaddingIdx()));
+        return success();
+      })
+      .Case([&](nn::EmbeddingBackwardOp o) {
+        ArrayRef<int64_t> w = getShape(o->getResult(0));
+        call("embeddingBackward", in(o->getOperand(0)), in(o->getOperand(1)),
+             out(o->getResult(0)), getElementCount(o->getOperand(1)), w[0],
+             w[1], int64_t(o.getPaddingIdx()));
+        return success();
+      })
+      .Default([](Operation *) { return failure(); });
+}
+
+LogicalResult CallWriter::writeLossOptimizer() {
+  /// [outer, size of dim, inner] of a tensor around `dim`.
+  auto around = [](Value value, int64_t dim) {
+    ArrayRef<int64_t> shape = getShape(value);
+    if (dim < 0)
+      dim += int64_t(shape.size());
+    int64_t outer = 1, inner = 1;
+    for (int64_t d = 0; d < dim; ++d)
+      outer *= shape[d];
+    for (int64_t d = dim + 1; d < int64_t(shape.size()); ++d)
+      inner *= shape[d];
+    return std::make_tuple(outer, shape[dim], inner);
+  };
+  return llvm::TypeSwitch<Operation *, LogicalResult>(op)
+      .Case<nn::SoftmaxOp, nn::LogSoftmaxOp>([&](auto o) {
+        auto [outer, size, inner] = around(o.getInput(), o.getDim());
+        call("softmaxForward", in(o.getInput()), out(o.getResult()), outer,
+             size, inner, isa<nn::LogSoftmaxOp>(op));
+        return success();
+      })
+      .Case<nn::SoftmaxBackwardOp, nn::LogSoftmaxBackwardOp>([&](auto o) {
+        auto [outer, size, inner] = around(o.getResult(), o.getDim());
+        call("softmaxBackward", in(o.getGradOutput()), in(o.getResult()),
+             out(o.getGradInput()), outer, size, inner,
+             isa<nn::LogSoftmaxBackwardOp>(op));
+        return success();
+      })
+      .Case([&](nn::CrossEntropyOp o) {
+        ArrayRef<int64_t> x = getShape(o.getLogits());
+        call("crossEntropyForward", in(o.getLogits()), in(o.getLabels()),
+             out(o.getLoss()), x[0], x[1], int64_t(o.getIgnoreIndex()));
+        return success();
+      })
+      .Case([&](nn::CrossEntropyBackwardOp o) {
+        ArrayRef<int64_t> x = getShape(o.getLogits());
+        call("crossEntropyBackward", in(o.getGradLoss()), in(o.getLogits()),
+             in(o.getLabels()), out(o.getGradLogits()), x[0], x[1],
+             int64_t(o.getIgnoreIndex()));
+        return success();
+      })
+      .Case([&](nn::SgdOp o) {
+        call("sgdStep", in(o.getParam()), in(o.getGrad()),
+             optionalIn(o.getMomentumBuffer()), out(o.getNewParam()),
+             optionalOut(o.getNewMomentumBuffer()),
+             getElementCount(o.getParam()), o.getLr().convertToDouble(),
+             o.getMomentum().convertToDouble(),
+             o.getDampening().convertToDouble(),
+             o.getWeightDecay().convertToDouble(), o.getNesterov());
+        return success();
+      })
+      .Case([&](nn::AdamOp o) {
+        call("adamStep", in(o.getParam()), in(o.getGrad()), in(o.getExpAvg()),
+             in(o.getExpAvgSq()), in(o.getStep()), out(o.getNewParam()),
+             out(o.getNewExpAvg()), out(o.getNewExpAvgSq()),
+             getElementCount(o.getParam()), o.getLr().convertToDouble(),
+             o.getBeta1().convertToDouble(), o.getBeta2().convertToDouble(),
+             o.getEps().convertToDouble(),
+             o.getWeightDecay().convertToDouble());
+        return success();
+      })
+      .Default([](Operation *) { return failure(); });
+}
+
+LogicalResult CallWriter::writeShapes() {
+  // Arrays go into named constants before the call (C++ has no compound
+  // literals).
+  auto permutation = [&](ArrayRef<int64_t> perm) {
+    std::string name = writer.getUniqueName("perm");
+    writer.body() << "  static const int " << name << "[] = {";
+    for (auto [index, dim] : llvm::enumerate(perm))
+      writer.body() << (index ? ", " : "") << dim;
+    writer.body() << "};\n";
+    return name;
+  };
+  /// Sizes before, at and after `dim` of `value`.
+  auto around = [](Value value, int64_t dim) {
+    ArrayRef<int64_t> shape = getShape(value);
+    int64_t outer = 1, inner = 1;
+    for (int64_t d = 0; d < dim; ++d)
+      outer *= shape[d];
+    for (int64_t d = dim + 1; d < int64_t(shape.size()); ++d)
+      inner *= shape[d];
+    return std::make_tuple(outer, shape[dim], inner);
+  };
+  return llvm::TypeSwitch<Operation *, LogicalResult>(op)
+      .Case<nn::ReshapeOp, nn::FlattenOp>([&](auto o) {
+        copy(o->getOperand(0), o->getResult(0));
+        return success();
+      })
+      .Case([&](nn::TransposeOp o) {
+        int64_t rank = int64_t(getShape(o.getInput()).size());
+        SmallVector<int64_t> perm;
+        for (int64_t d = 0; d < rank; ++d)
+          perm.push_back(d);
+        int64_t d0 = o.getDim0() < 0 ? o.getDim0() + rank : o.getDim0();
+        int64_t d1 = o.getDim1() < 0 ? o.getDim1() + rank : o.getDim1();
+        std::swap(perm[d0], perm[d1]);
+        call("permute", in(o.getInput()), out(o.getResult()),
+             dims(o.getInput()), permutation(perm));
+        return success();
+      })
+      .Case([&](nn::PermuteOp o) {
+        int64_t rank = int64_t(getShape(o.getInput()).size());
+        SmallVector<int64_t> perm;
+        for (int64_t dim : o.getDims())
+          perm.push_back(dim < 0 ? dim + rank : dim);
+        call("permute", in(o.getInput()), out(o.getResult()),
+             dims(o.getInput()), permutation(perm));
+        return success();
+      })
+      .Case([&](nn::ConcatOp o) {
+        // Each input is a block of rows in the result's [outer, size, inner]
+        // view: one 2-D copy per input.
+        int64_t rank = int64_t(getShape(o.getResult()).size());
+        int64_t dim = o.getDim() < 0 ? o.getDim() + rank : o.getDim();
+        auto [outer, size, inner] = around(o.getResult(), dim);
+        int64_t offset = 0;
+        for (Value input : o.getInputs()) {
+          int64_t part = getShape(input)[dim];
+          writer.body() << "  REMAT_CHECK_CUDA(cudaMemcpy2DAsync(" << out(o.getResult())
+                        << " + " << offset * inner << ", " << size * inner
+                        << " * sizeof(float), " << in(input) << ", "
+                        << part * inner << " * sizeof(float), " << part * inner
+                        << " * sizeof(float), " << outer
+                        << ", cudaMemcpyDeviceToDevice, ctx.stream));\n";
+          offset += part;
+        }
+        return success();
+      })
+      .Case<nn::SliceOp, nn::SliceBackwardOp>([&](auto o) {
+        bool forward = isa<nn::SliceOp>(op);
+        Value whole = forward ? o->getOperand(0) : o->getResult(0);
+        Value part = forward ? o->getResult(0) : o->getOperand(0);
+        int64_t rank = int64_t(getShape(whole).size());
+        int64_t dim = o.getDim() < 0 ? o.getDim() + rank : o.getDim();
+        auto [outer, sizeIn, inner] = around(whole, dim);
+        call(forward ? "sliceForward" : "sliceBackward", in(o->getOperand(0)),
+             out(o->getResult(0)), outer, sizeIn, inner, int64_t(o.getStart()),
+             int64_t(o.getStep()), getShape(part)[dim]);
+        return success();
+      })
+      .Case<nn::SumOp, nn::MeanOp>([&](auto o) {
+        int64_t rank = int64_t(getShape(o.getInput()).size());
+        SmallVector<bool> reduce(rank, false);
+        int64_t reduced = 1;
+        for (int64_t dim : o.getDims()) {
+          int64_t d = dim < 0 ? dim + rank : dim;
+          if (!reduce[d])
+            reduced *= getShape(o.getInput())[d];
+          reduce[d] = true;
+        }
+        std::string mask = writer.getUniqueName("reduce");
+        writer.body() << "  static const bool " << mask << "[] = {";
+        for (auto [index, flag] : llvm::enumerate(reduce))
+          writer.body() << (index ? ", " : "") << (flag ? "true" : "false");
+        writer.body() << "};\n";
+        double scale = isa<nn::MeanOp>(op) ? 1.0 / double(reduced) : 1.0;
+        call("sumDims", in(o.getInput()), out(o.getResult()),
+             dims(o.getInput()), mask, scale);
+        return success();
+      })
+      .Default([](Operation *) { return failure(); });
+}
+
+LogicalResult CallWriter::write() {
+  writer.body() << "  remat_rt::currentOp = " << StepWriter::getOpLabel(op)
+                << ";\n";
+  if (succeeded(writeConvPool()) || succeeded(writeNormLinear()) ||
+      succeeded(writeLossOptimizer()) || succeeded(writeShapes()))
+    return success();
+  return op->emitOpError("has no CUDA lowering");
+}
+
+LogicalResult mlir::remat::cuda::emitLibraryCall(Operation *op,
+                                                 StepWriter &writer) {
+  return CallWriter(op, writer).write();
+}

@@ -1,0 +1,389 @@
+//===- Harness.cuh - the main() of an emitted step ------------------------===//
+//
+// Part of every source `remat-translate --emit-cuda` writes, after the ops.
+// Fills the step's arguments exactly as remat-run does (the counter-based
+// generator of include/remat/Execution/Random.h, by role; `--inputs` DIR of
+// <argument>.npy files; the weights directory for weights and buffers),
+// allocates one device block for the arguments and one arena of the planned
+// size, runs warm-up and timed steps, writes the results as .npy and prints
+// a JSON line with the time per step and device memory measured with
+// cudaMemGetInfo: taken by the library handles, by the allocations, and
+// while running.
+//
+//===----------------------------------------------------------------------===//
+
+#include <cmath>
+#include <cstring>
+#include <string>
+#include <vector>
+
+namespace remat_rt {
+
+//===----------------------------------------------------------------------===//
+// The generator (as lib/Execution/Random.cpp)
+//===----------------------------------------------------------------------===//
+
+__host__ __device__ inline uint64_t mixBits(uint64_t z) {
+  z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
+  z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
+  return z ^ (z >> 31);
+}
+
+__host__ __device__ inline double uniformAt(uint64_t key, uint64_t index) {
+  uint64_t bits = mixBits(key + (index + 1) * 0x9e3779b97f4a7c15ULL);
+  return double(bits >> 11) * 0x1.0p-53;
+}
+
+inline uint64_t getStreamKey(uint64_t seed, const char *name) {
+  uint64_t hash = 0xcbf29ce484222325ULL;
+  for (const unsigned char *c = (const unsigned char *)name; *c; ++c) {
+    hash ^= *c;
+    hash *= 0x100000001b3ULL;
+  }
+  return mixBits(seed ^ hash);
+}
+
+inline double normalAt(uint64_t key, uint64_t index) {
+  double u1 = uniformAt(key, 2 * index), u2 = uniformAt(key, 2 * index + 1);
+  return std::sqrt(-2.0 * std::log(1.0 - u1)) *
+         std::cos(2.0 * 3.14159265358979323846 * u2);
+}
+
+//===----------------------------------------------------------------------===//
+// The step's description (emitted tables) and its arguments
+//===----------------------------------------------------------------------===//
+
+enum class ElementType { F32, I64 };
+
+struct ArgumentInfo {
+  const char *name;
+  const char *role;
+  ElementType type;
+  int rank;
+  int64_t shape[kMaxRank];
+  /// For integer arguments: the classes or rows of their reader.
+  int64_t integerBound;
+};
+
+struct ResultInfo {
+  const char *name;
+  ElementType type;
+  int rank;
+  int64_t shape[kMaxRank];
+};
+
+using StepFunction = void (*)(Context &, void *const *arguments, char *arena,
+                              void **results);
+
+struct StepInfo {
+  const char *function;
+  const ArgumentInfo *arguments;
+  int numArguments;
+  const ResultInfo *results;
+  int numResults;
+  int64_t arenaBytes;
+  /// The function's remat.weights, or null.
+  const char *weightsDir;
+  StepFunction step;
+};
+
+inline int64_t countOf(int rank, const int64_t *shape) {
+  int64_t count = 1;
+  for (int d = 0; d < rank; ++d)
+    count *= shape[d];
+  return count;
+}
+
+inline size_t elementBytes(ElementType type) {
+  return type == ElementType::F32 ? 4 : 8;
+}
+
+[[noreturn]] inline void fail(const std::string &message) {
+  std::fprintf(stderr, "error: %s\n", message.c_str());
+  std::exit(1);
+}
+
+//===----------------------------------------------------------------------===//
+// .npy files (little-endian <f4 and <i8, C order)
+//===----------------------------------------------------------------------===//
+
+inline std::string npyDescr(ElementType type) {
+  return type == ElementType::F32 ? "<f4" : "<i8";
+}
+
+inline std::string shapeText(int rank, const int64_t *shape) {
+  std::string text = "(";
+  for (int d = 0; d < rank; ++d)
+    text += std::to_string(shape[d]) + (rank == 1 || d + 1 < rank ? "," : "");
+  return text + ")";
+}
+
+/// Reads `path` into `bytes` if it holds exactly this type and shape.
+inline bool readNpy(const std::string &path, ElementType type, int rank,
+                    const int64_t *shape, std::vector<char> &bytes) {
+  FILE *file = std::fopen(path.c_str(), "rb");
+  if (!file)
+    return false;
+  char magic[8];
+  uint16_t headerLength = 0;
+  bool ok = std::fread(magic, 1, 8, file) == 8 &&
+            std::memcmp(magic, "\x93NUMPY\x01", 7) == 0 &&
+            std::fread(&headerLength, 2, 1, file) == 1;
+  std::string header(ok ? headerLength : 0, '\0');
+  ok = ok && std::fread(&header[0], 1, headerLength, file) == headerLength;
+  std::string descr = "'descr': '" + npyDescr(type) + "'";
+  std::string shapeEntry = "'shape': " + shapeText(rank, shape);
+  if (!ok || header.find(descr) == std::string::npos ||
+      header.find("'fortran_order': False") == std::string::npos ||
+      header.find(shapeEntry) == std::string::npos) {
+    std::fclose(file);
+    fail("'" + path + "' does not hold a " + npyDescr(type) + " array of shape " +
+         shapeText(rank, shape) + " (version 1.0 .npy)");
+  }
+  ok = std::fread(bytes.data(), 1, bytes.size(), file) == bytes.size();
+  std::fclose(file);
+  if (!ok)
+    fail("'" + path + "' is shorter than its header says");
+  return true;
+}
+
+inline void writeNpy(const std::string &path, ElementType type, int rank,
+                     const int64_t *shape, const std::vector<char> &bytes) {
+  std::string header = "{'descr': '" + npyDescr(type) +
+                       "', 'fortran_order': False, 'shape': " +
+                       shapeText(rank, shape) + ", }";
+  size_t total = 10 + header.size() + 1;
+  header.append((64 - total % 64) % 64, ' ');
+  header += '\n';
+  FILE *file = std::fopen(path.c_str(), "wb");
+  if (!file)
+    fail("cannot write '" + path + "'");
+  uint16_t length = uint16_t(header.size());
+  std::fwrite("\x93NUMPY\x01\x00", 1, 8, file);
+  std::fwrite(&length, 2, 1, file);
+  std::fwrite(header.data(), 1, header.size(), file);
+  bool ok = std::fwrite(bytes.data(), 1, bytes.size(), file) == bytes.size();
+  ok = std::fclose(file) == 0 && ok;
+  if (!ok)
+    fail("cannot write '" + path + "'");
+}
+
+//===----------------------------------------------------------------------===//
+// Filling the arguments (as remat-run's generateArgument)
+//===----------------------------------------------------------------------===//
+
+inline void generateArgument(const ArgumentInfo &info, uint64_t seed,
+                             int64_t classes, std::vector<char> &bytes) {
+  int64_t count = countOf(info.rank, info.shape);
+  uint64_t key = getStreamKey(seed, info.name);
+  std::string role = info.role;
+  std::vector<double> values(count, 0.0);
+  if (role == "seed") {
+    int64_t *out = (int64_t *)bytes.data();
+    for (int64_t i = 0; i < count; ++i)
+      out[i] = int64_t(mixBits(key + 0x9e3779b97f4a7c15ULL) >> 1);
+    return;
+  }
+  if (role == "opt_state" || role == "step") {
+    std::memset(bytes.data(), 0, bytes.size());
+    return;
+  }
+  if (info.type == ElementType::I64) {
+    int64_t bound = classes > 0 ? classes : info.integerBound;
+    int64_t *out = (int64_t *)bytes.data();
+    for (int64_t i = 0; i < count; ++i)
+      out[i] = int64_t(std::floor(uniformAt(key, i) * double(bound)));
+    return;
+  }
+  if (role == "weight") {
+    int64_t fanIn = info.rank >= 2
+                        ? count / (info.shape[0] > 1 ? info.shape[0] : 1)
+                        : (count > 1 ? count : 1);
+    double bound = 1.0 / std::sqrt(double(fanIn));
+    for (int64_t i = 0; i < count; ++i)
+      values[i] = (2.0 * uniformAt(key, i) - 1.0) * bound;
+  } else if (role == "buffer") {
+    for (int64_t i = 0; i < count; ++i)
+      values[i] = 0.5 + uniformAt(key, i);
+  } else {
+    for (int64_t i = 0; i < count; ++i)
+      values[i] = normalAt(key, i);
+  }
+  float *out = (float *)bytes.data();
+  for (int64_t i = 0; i < count; ++i)
+    out[i] = float(values[i]);
+}
+
+inline void loadArgument(const ArgumentInfo &info, const StepInfo &step,
+                         const std::string &inputsDir, uint64_t seed,
+                         int64_t classes, std::vector<char> &bytes) {
+  std::string role = info.role;
+  std::string name = std::string(info.name) + ".npy";
+  if (!inputsDir.empty() &&
+      readNpy(inputsDir + "/" + name, info.type, info.rank, info.shape, bytes))
+    return;
+  if (step.weightsDir && (role == "weight" || role == "buffer")) {
+    std::string path = std::string(step.weightsDir) + "/" + name;
+    if (!readNpy(path, info.type, info.rank, info.shape, bytes))
+      fail("argument '" + std::string(info.name) + "': cannot read '" + path +
+           "'");
+    return;
+  }
+  generateArgument(info, seed, classes, bytes);
+}
+
+//===----------------------------------------------------------------------===//
+// main
+//===----------------------------------------------------------------------===//
+
+struct HarnessOptions {
+  int steps = 10;
+  int warmup = 3;
+  uint64_t seed = 0;
+  int64_t classes = 0;
+  std::string inputsDir, outputDir;
+};
+
+inline HarnessOptions parseOptions(int argc, char **argv) {
+  HarnessOptions options;
+  for (int i = 1; i < argc; ++i) {
+    std::string arg = argv[i];
+    auto value = [&](const char *flag) -> const char * {
+      size_t length = std::strlen(flag);
+      if (arg.compare(0, length, flag) == 0 && arg.size() > length &&
+          arg[length] == '=')
+        return argv[i] + length + 1;
+      return nullptr;
+    };
+    if (const char *v = value("--steps"))
+      options.steps = std::atoi(v);
+    else if (const char *v = value("--warmup"))
+      options.warmup = std::atoi(v);
+    else if (const char *v = value("--seed"))
+      options.seed = std::strtoull(v, nullptr, 10);
+    else if (const char *v = value("--classes"))
+      options.classes = std::atoll(v);
+    else if (const char *v = value("--inputs"))
+      options.inputsDir = v;
+    else if (const char *v = value("--output-dir"))
+      options.outputDir = v;
+    else
+      fail("unknown option '" + arg +
+           "' (expected --steps=N --warmup=N --seed=N --classes=N "
+           "--inputs=DIR --output-dir=DIR)");
+  }
+  if (options.steps < 1 || options.warmup < 0)
+    fail("--steps must be at least 1 and --warmup at least 0");
+  return options;
+}
+
+inline size_t freeDeviceBytes() {
+  size_t freeBytes = 0, totalBytes = 0;
+  REMAT_CHECK_CUDA(cudaMemGetInfo(&freeBytes, &totalBytes));
+  return freeBytes;
+}
+
+inline int64_t alignUp(int64_t value) { return (value + 255) / 256 * 256; }
+
+inline int runHarness(int argc, char **argv, const StepInfo &step) {
+  HarnessOptions options = parseOptions(argc, argv);
+  currentOp = "setup";
+  REMAT_CHECK_CUDA(cudaSetDevice(0));
+  REMAT_CHECK_CUDA(cudaFree(nullptr)); // creates the context
+  size_t freeAtStart = freeDeviceBytes();
+
+  Context ctx;
+  REMAT_CHECK_CUDA(cudaStreamCreate(&ctx.stream));
+  REMAT_CHECK_CUBLAS(cublasCreate(&ctx.cublas));
+  REMAT_CHECK_CUBLAS(cublasSetStream(ctx.cublas, ctx.stream));
+  // No TF32, and no workspace of cuBLAS's own: memory stays in the plan.
+  REMAT_CHECK_CUBLAS(cublasSetMathMode(ctx.cublas, CUBLAS_DEFAULT_MATH));
+  REMAT_CHECK_CUBLAS(cublasSetWorkspace(ctx.cublas, nullptr, 0));
+  REMAT_CHECK_CUDNN(cudnnCreate(&ctx.cudnn));
+  REMAT_CHECK_CUDNN(cudnnSetStream(ctx.cudnn, ctx.stream));
+  size_t freeAfterLibraries = freeDeviceBytes();
+
+  // One block for the arguments (256-byte aligned each) and the arena.
+  std::vector<int64_t> argumentOffsets;
+  int64_t argumentBytes = 0, argumentBlock = 0;
+  for (int a = 0; a < step.numArguments; ++a) {
+    const ArgumentInfo &info = step.arguments[a];
+    argumentOffsets.push_back(argumentBlock);
+    int64_t bytes = countOf(info.rank, info.shape) * elementBytes(info.type);
+    argumentBytes += bytes;
+    argumentBlock += alignUp(bytes);
+  }
+  char *arguments = nullptr, *arena = nullptr;
+  if (argumentBlock > 0)
+    REMAT_CHECK_CUDA(cudaMalloc(&arguments, argumentBlock));
+  if (step.arenaBytes > 0)
+    REMAT_CHECK_CUDA(cudaMalloc(&arena, step.arenaBytes));
+  size_t freeAfterAllocation = freeDeviceBytes();
+
+  std::vector<void *> argumentPointers;
+  for (int a = 0; a < step.numArguments; ++a) {
+    const ArgumentInfo &info = step.arguments[a];
+    std::vector<char> bytes(countOf(info.rank, info.shape) *
+                            elementBytes(info.type));
+    loadArgument(info, step, options.inputsDir, options.seed, options.classes,
+                 bytes);
+    void *device = arguments + argumentOffsets[a];
+    if (!bytes.empty())
+      REMAT_CHECK_CUDA(cudaMemcpy(device, bytes.data(), bytes.size(),
+                                  cudaMemcpyHostToDevice));
+    argumentPointers.push_back(device);
+  }
+
+  std::vector<void *> results(step.numResults, nullptr);
+  for (int i = 0; i < options.warmup; ++i)
+    step.step(ctx, argumentPointers.data(), arena, results.data());
+  cudaEvent_t start, stop;
+  currentOp = "timing";
+  REMAT_CHECK_CUDA(cudaEventCreate(&start));
+  REMAT_CHECK_CUDA(cudaEventCreate(&stop));
+  REMAT_CHECK_CUDA(cudaEventRecord(start, ctx.stream));
+  for (int i = 0; i < options.steps; ++i)
+    step.step(ctx, argumentPointers.data(), arena, results.data());
+  REMAT_CHECK_CUDA(cudaEventRecord(stop, ctx.stream));
+  REMAT_CHECK_CUDA(cudaEventSynchronize(stop));
+  float milliseconds = 0;
+  REMAT_CHECK_CUDA(cudaEventElapsedTime(&milliseconds, start, stop));
+  size_t freeAfterRun = freeDeviceBytes();
+
+  currentOp = "results";
+  if (!options.outputDir.empty()) {
+    for (int r = 0; r < step.numResults; ++r) {
+      const ResultInfo &info = step.results[r];
+      std::vector<char> bytes(countOf(info.rank, info.shape) *
+                              elementBytes(info.type));
+      if (!bytes.empty())
+        REMAT_CHECK_CUDA(cudaMemcpy(bytes.data(), results[r], bytes.size(),
+                                    cudaMemcpyDeviceToHost));
+      writeNpy(options.outputDir + "/" + info.name + ".npy", info.type,
+               info.rank, info.shape, bytes);
+    }
+  }
+  auto taken = [](size_t before, size_t after) {
+    return (long long)before - (long long)after;
+  };
+  std::printf("{\"function\": \"%s\", \"arena_bytes\": %lld, "
+              "\"argument_bytes\": %lld, \"planned_bytes\": %lld, "
+              "\"library_bytes\": %lld, \"allocated_bytes\": %lld, "
+              "\"run_growth_bytes\": %lld, \"ms_per_step\": %.4f, "
+              "\"steps\": %d}\n",
+              step.function, (long long)step.arenaBytes,
+              (long long)argumentBytes,
+              (long long)(step.arenaBytes + argumentBytes),
+              taken(freeAtStart, freeAfterLibraries),
+              taken(freeAfterLibraries, freeAfterAllocation),
+              taken(freeAfterAllocation, freeAfterRun),
+              milliseconds / options.steps, options.steps);
+  cudnnDestroy(ctx.cudnn);
+  cublasDestroy(ctx.cublas);
+  cudaFree(arena);
+  cudaFree(arguments);
+  cudaStreamDestroy(ctx.stream);
+  return 0;
+}
+
+} // namespace remat_rt

@@ -1,0 +1,387 @@
+//===- PoolingOps.cuh - pooling and bilinear resampling kernels -----------===//
+//
+// Part of the runtime pasted after RematCudaOps.cuh. Max, average and
+// adaptive average pooling and bilinear upsampling on NCHW float tensors,
+// with their gradients, following ATen's CPU kernels window for window:
+//
+// - max_pool2d: padding reads as -inf; the first maximum in row-major window
+//   order wins, a NaN wins over any number (as ATen's `val > max || isnan`).
+// - avg_pool2d: a window ends at most `pad` past the input (ceil mode's last
+//   window is cut there); the divisor is divisor_override if given, else the
+//   window size counting padding (count_include_pad) or not; a window with
+//   no input element gives 0.
+// - adaptive_avg_pool2d: window [floor(i h / p), ceil((i + 1) h / p)).
+// - upsample_bilinear2d without scale factors: scale (in - 1) / (out - 1)
+//   with align_corners, else in / out with the source index clamped at 0.
+//
+// ceil_mode is folded into the output sizes p, q by the caller. Forward
+// kernels compute one output element per thread; gradients that scatter
+// zero their output first and add with atomicAdd.
+//
+//===----------------------------------------------------------------------===//
+
+namespace remat_rt {
+
+//===----------------------------------------------------------------------===//
+// Max pooling
+//===----------------------------------------------------------------------===//
+
+__global__ void poolMaxForwardKernel(const float *x, float *y,
+                                     int64_t *indices, PoolShape shape,
+                                     int64_t count) {
+  const int64_t h = shape.h, w = shape.w, p = shape.p, q = shape.q;
+  for (int64_t i = blockIdx.x * int64_t(blockDim.x) + threadIdx.x; i < count;
+       i += int64_t(gridDim.x) * blockDim.x) {
+    int64_t oj = i % q, oi = (i / q) % p, plane = i / (p * q);
+    // The window's first row and column and its end, then the first row and
+    // column inside the input (ATen steps over the padding by dilation).
+    int64_t h0 = oi * shape.strideH - shape.padH;
+    int64_t w0 = oj * shape.strideW - shape.padW;
+    int64_t h1 = h0 + int64_t(shape.kernelH - 1) * shape.dilationH + 1;
+    int64_t w1 = w0 + int64_t(shape.kernelW - 1) * shape.dilationW + 1;
+    h1 = h1 < h ? h1 : h;
+    w1 = w1 < w ? w1 : w;
+    while (h0 < 0)
+      h0 += shape.dilationH;
+    while (w0 < 0)
+      w0 += shape.dilationW;
+
+    const float *in = x + plane * h * w;
+    int64_t maxIndex = h0 * w + w0;
+    float maxValue = -INFINITY;
+    for (int64_t hi = h0; hi < h1; hi += shape.dilationH)
+      for (int64_t wi = w0; wi < w1; wi += shape.dilationW) {
+        int64_t index = hi * w + wi;
+        float value = in[index];
+        if (value > maxValue || isnan(value)) {
+          maxValue = value;
+          maxIndex = index;
+        }
+      }
+    y[i] = maxValue;
+    indices[i] = maxIndex;
+  }
+}
+
+__global__ void poolMaxBackwardKernel(const float *dy, const int64_t *indices,
+                                      float *dx, int64_t planeIn,
+                                      int64_t planeOut, int64_t count) {
+  for (int64_t i = blockIdx.x * int64_t(blockDim.x) + threadIdx.x; i < count;
+       i += int64_t(gridDim.x) * blockDim.x) {
+    int64_t plane = i / planeOut;
+    int64_t index = indices[i];
+    if (index >= 0 && index < planeIn)
+      atomicAdd(dx + plane * planeIn + index, dy[i]);
+  }
+}
+
+inline void maxPool2dForward(Context &ctx, const float *x, float *y,
+                             int64_t *indices, const PoolShape &shape) {
+  int64_t count = int64_t(shape.n) * shape.c * shape.p * shape.q;
+  if (count == 0)
+    return;
+  poolMaxForwardKernel<<<blocksFor(count), 256, 0, ctx.stream>>>(
+      x, y, indices, shape, count);
+  REMAT_CHECK_LAUNCH();
+}
+
+inline void maxPool2dBackward(Context &ctx, const float *dy,
+                              const int64_t *indices, float *dx,
+                              const PoolShape &shape) {
+  int64_t planeIn = int64_t(shape.h) * shape.w;
+  int64_t dxCount = int64_t(shape.n) * shape.c * planeIn;
+  if (dxCount == 0)
+    return;
+  REMAT_CHECK_CUDA(
+      cudaMemsetAsync(dx, 0, size_t(dxCount) * sizeof(float), ctx.stream));
+  int64_t planeOut = int64_t(shape.p) * shape.q;
+  int64_t count = int64_t(shape.n) * shape.c * planeOut;
+  if (count == 0)
+    return;
+  poolMaxBackwardKernel<<<blocksFor(count), 256, 0, ctx.stream>>>(
+      dy, indices, dx, planeIn, planeOut, count);
+  REMAT_CHECK_LAUNCH();
+}
+
+//===----------------------------------------------------------------------===//
+// Average pooling
+//===----------------------------------------------------------------------===//
+
+/// The input window of output (oi, oj) clipped to the input, and its divisor
+/// (ATen's rule; the divisor is 0 only for an empty window without padding
+/// counted).
+struct PoolAvgWindow {
+  int64_t h0, h1, w0, w1;
+  int64_t divisor;
+};
+
+__device__ inline PoolAvgWindow poolAvgWindow(const PoolShape &shape,
+                                              int64_t oi, int64_t oj) {
+  PoolAvgWindow win;
+  int64_t h0 = oi * shape.strideH - shape.padH;
+  int64_t w0 = oj * shape.strideW - shape.padW;
+  int64_t h1 = h0 + shape.kernelH, w1 = w0 + shape.kernelW;
+  int64_t hEnd = int64_t(shape.h) + shape.padH;
+  int64_t wEnd = int64_t(shape.w) + shape.padW;
+  h1 = h1 < hEnd ? h1 : hEnd;
+  w1 = w1 < wEnd ? w1 : wEnd;
+  int64_t poolSize = (h1 - h0) * (w1 - w0);
+  win.h0 = h0 > 0 ? h0 : 0;
+  win.w0 = w0 > 0 ? w0 : 0;
+  win.h1 = h1 < shape.h ? h1 : shape.h;
+  win.w1 = w1 < shape.w ? w1 : shape.w;
+  if (shape.divisorOverride != 0)
+    win.divisor = shape.divisorOverride;
+  else if (shape.countIncludePad)
+    win.divisor = poolSize;
+  else
+    win.divisor = (win.h1 - win.h0) * (win.w1 - win.w0);
+  return win;
+}
+
+__global__ void poolAvgForwardKernel(const float *x, float *y,
+                                     PoolShape shape, int64_t count) {
+  const int64_t h = shape.h, w = shape.w, p = shape.p, q = shape.q;
+  for (int64_t i = blockIdx.x * int64_t(blockDim.x) + threadIdx.x; i < count;
+       i += int64_t(gridDim.x) * blockDim.x) {
+    int64_t oj = i % q, oi = (i / q) % p, plane = i / (p * q);
+    PoolAvgWindow win = poolAvgWindow(shape, oi, oj);
+    if (win.h0 >= win.h1 || win.w0 >= win.w1) {
+      y[i] = 0.0f;
+      continue;
+    }
+    const float *in = x + plane * h * w;
+    float sum = 0.0f;
+    for (int64_t hi = win.h0; hi < win.h1; ++hi)
+      for (int64_t wi = win.w0; wi < win.w1; ++wi)
+        sum += in[hi * w + wi];
+    y[i] = sum / float(win.divisor);
+  }
+}
+
+__global__ void poolAvgBackwardKernel(const float *dy, float *dx,
+                                      PoolShape shape, int64_t count) {
+  const int64_t h = shape.h, w = shape.w, p = shape.p, q = shape.q;
+  for (int64_t i = blockIdx.x * int64_t(blockDim.x) + threadIdx.x; i < count;
+       i += int64_t(gridDim.x) * blockDim.x) {
+    int64_t oj = i % q, oi = (i / q) % p, plane = i / (p * q);
+    PoolAvgWindow win = poolAvgWindow(shape, oi, oj);
+    if (win.h0 >= win.h1 || win.w0 >= win.w1)
+      continue;
+    float delta = dy[i] / float(win.divisor);
+    float *out = dx + plane * h * w;
+    for (int64_t hi = win.h0; hi < win.h1; ++hi)
+      for (int64_t wi = win.w0; wi < win.w1; ++wi)
+        atomicAdd(out + hi * w + wi, delta);
+  }
+}
+
+inline void avgPool2dForward(Context &ctx, const float *x, float *y,
+                             const PoolShape &shape) {
+  int64_t count = int64_t(shape.n) * shape.c * shape.p * shape.q;
+  if (count == 0)
+    return;
+  poolAvgForwardKernel<<<blocksFor(count), 256, 0, ctx.stream>>>(x, y, shape,
+                                                                 count);
+  REMAT_CHECK_LAUNCH();
+}
+
+inline void avgPool2dBackward(Context &ctx, const float *dy, float *dx,
+                              const PoolShape &shape) {
+  int64_t dxCount = int64_t(shape.n) * shape.c * shape.h * shape.w;
+  if (dxCount == 0)
+    return;
+  REMAT_CHECK_CUDA(
+      cudaMemsetAsync(dx, 0, size_t(dxCount) * sizeof(float), ctx.stream));
+  int64_t count = int64_t(shape.n) * shape.c * shape.p * shape.q;
+  if (count == 0)
+    return;
+  poolAvgBackwardKernel<<<blocksFor(count), 256, 0, ctx.stream>>>(
+      dy, dx, shape, count);
+  REMAT_CHECK_LAUNCH();
+}
+
+//===----------------------------------------------------------------------===//
+// Adaptive average pooling
+//===----------------------------------------------------------------------===//
+
+/// ATen's adaptive window [start, end) of output index i of `out` over `in`.
+__device__ inline int64_t poolAdaptiveStart(int64_t i, int64_t out,
+                                            int64_t in) {
+  return (i * in) / out;
+}
+__device__ inline int64_t poolAdaptiveEnd(int64_t i, int64_t out, int64_t in) {
+  return ((i + 1) * in + out - 1) / out;
+}
+
+__global__ void poolAdaptiveAvgForwardKernel(const float *x, float *y,
+                                             int64_t h, int64_t w, int64_t p,
+                                             int64_t q, int64_t count) {
+  for (int64_t i = blockIdx.x * int64_t(blockDim.x) + threadIdx.x; i < count;
+       i += int64_t(gridDim.x) * blockDim.x) {
+    int64_t oj = i % q, oi = (i / q) % p, plane = i / (p * q);
+    int64_t h0 = poolAdaptiveStart(oi, p, h), h1 = poolAdaptiveEnd(oi, p, h);
+    int64_t w0 = poolAdaptiveStart(oj, q, w), w1 = poolAdaptiveEnd(oj, q, w);
+    const float *in = x + plane * h * w;
+    float sum = 0.0f;
+    for (int64_t hi = h0; hi < h1; ++hi)
+      for (int64_t wi = w0; wi < w1; ++wi)
+        sum += in[hi * w + wi];
+    y[i] = sum / float(h1 - h0) / float(w1 - w0);
+  }
+}
+
+__global__ void poolAdaptiveAvgBackwardKernel(const float *dy, float *dx,
+                                              int64_t h, int64_t w, int64_t p,
+                                              int64_t q, int64_t count) {
+  for (int64_t i = blockIdx.x * int64_t(blockDim.x) + threadIdx.x; i < count;
+       i += int64_t(gridDim.x) * blockDim.x) {
+    int64_t oj = i % q, oi = (i / q) % p, plane = i / (p * q);
+    int64_t h0 = poolAdaptiveStart(oi, p, h), h1 = poolAdaptiveEnd(oi, p, h);
+    int64_t w0 = poolAdaptiveStart(oj, q, w), w1 = poolAdaptiveEnd(oj, q, w);
+    float delta = dy[i] / float(h1 - h0) / float(w1 - w0);
+    float *out = dx + plane * h * w;
+    for (int64_t hi = h0; hi < h1; ++hi)
+      for (int64_t wi = w0; wi < w1; ++wi)
+        atomicAdd(out + hi * w + wi, delta);
+  }
+}
+
+inline void adaptiveAvgPool2dForward(Context &ctx, const float *x, float *y,
+                                     int n, int c, int h, int w, int p,
+                                     int q) {
+  int64_t count = int64_t(n) * c * p * q;
+  if (count == 0)
+    return;
+  poolAdaptiveAvgForwardKernel<<<blocksFor(count), 256, 0, ctx.stream>>>(
+      x, y, h, w, p, q, count);
+  REMAT_CHECK_LAUNCH();
+}
+
+inline void adaptiveAvgPool2dBackward(Context &ctx, const float *dy,
+                                      float *dx, int n, int c, int h, int w,
+                                      int p, int q) {
+  int64_t dxCount = int64_t(n) * c * h * w;
+  if (dxCount == 0)
+    return;
+  REMAT_CHECK_CUDA(
+      cudaMemsetAsync(dx, 0, size_t(dxCount) * sizeof(float), ctx.stream));
+  int64_t count = int64_t(n) * c * p * q;
+  if (count == 0)
+    return;
+  poolAdaptiveAvgBackwardKernel<<<blocksFor(count), 256, 0, ctx.stream>>>(
+      dy, dx, h, w, p, q, count);
+  REMAT_CHECK_LAUNCH();
+}
+
+//===----------------------------------------------------------------------===//
+// Bilinear upsampling
+//===----------------------------------------------------------------------===//
+
+/// ATen's source scale of one dimension (area_pixel_compute_scale, float).
+inline float poolBilinearScale(int in, int out, bool alignCorners) {
+  if (alignCorners)
+    return out > 1 ? float(in - 1) / float(out - 1) : 0.0f;
+  return float(in) / float(out);
+}
+
+/// The two source indices of output index `i` along one dimension of input
+/// size `in` and their weights (ATen's area_pixel_compute_source_index and
+/// guard_index_and_lambda; equal sizes copy); rounded as ATen's float math,
+/// without FMA contraction.
+struct PoolBilinearTap {
+  int64_t i0, i1;
+  float l0, l1;
+};
+
+__device__ inline PoolBilinearTap poolBilinearTap(float scale, int64_t i,
+                                                  int64_t in, int64_t out,
+                                                  bool alignCorners) {
+  PoolBilinearTap tap;
+  if (in == out) { // ATen copies
+    tap.i0 = tap.i1 = i;
+    tap.l0 = 1.0f;
+    tap.l1 = 0.0f;
+    return tap;
+  }
+  float src;
+  if (alignCorners) {
+    src = __fmul_rn(scale, float(i));
+  } else {
+    src = __fsub_rn(__fmul_rn(scale, __fadd_rn(float(i), 0.5f)), 0.5f);
+    src = src < 0.0f ? 0.0f : src;
+  }
+  int64_t floorIndex = int64_t(floorf(src));
+  tap.i0 = floorIndex < in - 1 ? floorIndex : in - 1;
+  float lambda = __fsub_rn(src, float(tap.i0));
+  tap.l1 = lambda < 0.0f ? 0.0f : (lambda > 1.0f ? 1.0f : lambda);
+  tap.l0 = 1.0f - tap.l1;
+  tap.i1 = tap.i0 + (tap.i0 < in - 1 ? 1 : 0);
+  return tap;
+}
+
+__global__ void poolBilinearForwardKernel(const float *x, float *y, int64_t h,
+                                          int64_t w, int64_t p, int64_t q,
+                                          float scaleH, float scaleW,
+                                          bool alignCorners, int64_t count) {
+  for (int64_t i = blockIdx.x * int64_t(blockDim.x) + threadIdx.x; i < count;
+       i += int64_t(gridDim.x) * blockDim.x) {
+    int64_t oj = i % q, oi = (i / q) % p, plane = i / (p * q);
+    PoolBilinearTap th = poolBilinearTap(scaleH, oi, h, p, alignCorners);
+    PoolBilinearTap tw = poolBilinearTap(scaleW, oj, w, q, alignCorners);
+    const float *in = x + plane * h * w;
+    const float *row0 = in + th.i0 * w, *row1 = in + th.i1 * w;
+    y[i] = th.l0 * (tw.l0 * row0[tw.i0] + tw.l1 * row0[tw.i1]) +
+           th.l1 * (tw.l0 * row1[tw.i0] + tw.l1 * row1[tw.i1]);
+  }
+}
+
+__global__ void poolBilinearBackwardKernel(const float *dy, float *dx,
+                                           int64_t h, int64_t w, int64_t p,
+                                           int64_t q, float scaleH,
+                                           float scaleW, bool alignCorners,
+                                           int64_t count) {
+  for (int64_t i = blockIdx.x * int64_t(blockDim.x) + threadIdx.x; i < count;
+       i += int64_t(gridDim.x) * blockDim.x) {
+    int64_t oj = i % q, oi = (i / q) % p, plane = i / (p * q);
+    PoolBilinearTap th = poolBilinearTap(scaleH, oi, h, p, alignCorners);
+    PoolBilinearTap tw = poolBilinearTap(scaleW, oj, w, q, alignCorners);
+    float g = dy[i];
+    float *out = dx + plane * h * w;
+    atomicAdd(out + th.i0 * w + tw.i0, th.l0 * tw.l0 * g);
+    atomicAdd(out + th.i0 * w + tw.i1, th.l0 * tw.l1 * g);
+    atomicAdd(out + th.i1 * w + tw.i0, th.l1 * tw.l0 * g);
+    atomicAdd(out + th.i1 * w + tw.i1, th.l1 * tw.l1 * g);
+  }
+}
+
+inline void upsampleBilinear2dForward(Context &ctx, const float *x, float *y,
+                                      int n, int c, int h, int w, int p, int q,
+                                      bool alignCorners) {
+  int64_t count = int64_t(n) * c * p * q;
+  if (count == 0)
+    return;
+  poolBilinearForwardKernel<<<blocksFor(count), 256, 0, ctx.stream>>>(
+      x, y, h, w, p, q, poolBilinearScale(h, p, alignCorners),
+      poolBilinearScale(w, q, alignCorners), alignCorners, count);
+  REMAT_CHECK_LAUNCH();
+}
+
+inline void upsampleBilinear2dBackward(Context &ctx, const float *dy,
+                                       float *dx, int n, int c, int h, int w,
+                                       int p, int q, bool alignCorners) {
+  int64_t dxCount = int64_t(n) * c * h * w;
+  if (dxCount == 0)
+    return;
+  REMAT_CHECK_CUDA(
+      cudaMemsetAsync(dx, 0, size_t(dxCount) * sizeof(float), ctx.stream));
+  int64_t count = int64_t(n) * c * p * q;
+  if (count == 0)
+    return;
+  poolBilinearBackwardKernel<<<blocksFor(count), 256, 0, ctx.stream>>>(
+      dy, dx, h, w, p, q, poolBilinearScale(h, p, alignCorners),
+      poolBilinearScale(w, q, alignCorners), alignCorners, count);
+  REMAT_CHECK_LAUNCH();
+}
+
+} // namespace remat_rt

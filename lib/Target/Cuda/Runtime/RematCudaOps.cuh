@@ -1,0 +1,280 @@
+//===- RematCudaOps.cuh - the CUDA kernels and library calls of nn ops ----===//
+//
+// Part of every source `remat-translate --emit-cuda` writes (pasted in
+// verbatim, so that the emitted file stands alone). One host function per nn
+// op family that is not a generated element-wise kernel: cuDNN for
+// convolutions and batch norm, cuBLAS for linear and matmul, kernels written
+// here for pooling, normalization, losses, optimizer updates and data
+// movement. Every tensor is a dense row-major device buffer; shapes are
+// passed as numbers. Every call runs on `ctx.stream` and checks every status
+// through the REMAT_CHECK_* macros (which name the op being run).
+//
+// Semantics are those of remat-run's ATen kernels
+// (lib/Execution/Cpu/Kernels.cpp) and the op definitions in
+// include/remat/Dialect/NN/IR/*.td.
+//
+// Workspace: cuDNN and cuBLAS get only the bytes the memory plan gave the op
+// (`workspace`, `workspaceBytes`; 0 where the plan has none), so that device
+// memory stays within the plan: algorithms are picked among those that fit.
+//
+//===----------------------------------------------------------------------===//
+
+#include <cublas_v2.h>
+#include <cuda_runtime.h>
+#include <cudnn.h>
+
+#include <cstdint>
+#include <cstdio>
+#include <cstdlib>
+
+namespace remat_rt {
+
+/// The op being run, for error messages (set by the emitted step).
+inline const char *currentOp = "";
+
+#define REMAT_CHECK_CUDA(call)                                                 \
+  do {                                                                         \
+    cudaError_t status_ = (call);                                              \
+    if (status_ != cudaSuccess) {                                              \
+      std::fprintf(stderr, "error: %s: %s failed: %s\n", remat_rt::currentOp,  \
+                   #call, cudaGetErrorString(status_));                        \
+      std::exit(1);                                                            \
+    }                                                                          \
+  } while (0)
+#define REMAT_CHECK_CUDNN(call)                                                \
+  do {                                                                         \
+    cudnnStatus_t status_ = (call);                                            \
+    if (status_ != CUDNN_STATUS_SUCCESS) {                                     \
+      std::fprintf(stderr, "error: %s: %s failed: %s\n", remat_rt::currentOp,  \
+                   #call, cudnnGetErrorString(status_));                       \
+      std::exit(1);                                                            \
+    }                                                                          \
+  } while (0)
+#define REMAT_CHECK_CUBLAS(call)                                               \
+  do {                                                                         \
+    cublasStatus_t status_ = (call);                                           \
+    if (status_ != CUBLAS_STATUS_SUCCESS) {                                    \
+      std::fprintf(stderr, "error: %s: %s failed: cuBLAS status %d\n",         \
+                   remat_rt::currentOp, #call, int(status_));                  \
+      std::exit(1);                                                            \
+    }                                                                          \
+  } while (0)
+/// After each generated kernel launch.
+#define REMAT_CHECK_LAUNCH() REMAT_CHECK_CUDA(cudaGetLastError())
+
+struct Context {
+  cudaStream_t stream;
+  cublasHandle_t cublas;
+  cudnnHandle_t cudnn;
+};
+
+/// Threads per block and blocks for `count` elements (grid-stride loops).
+inline int blocksFor(int64_t count) {
+  int64_t blocks = (count + 255) / 256;
+  return int(blocks < 1 ? 1 : (blocks > 65535 * 8 ? 65535 * 8 : blocks));
+}
+
+//===----------------------------------------------------------------------===//
+// Convolution (cuDNN). x [n, c, h, w], w [k, c / groups, r, s], y [n, k, p, q].
+//===----------------------------------------------------------------------===//
+
+struct ConvShape {
+  int n, c, h, w;
+  int k, r, s;
+  int p, q;
+  int padH, padW, strideH, strideW, dilationH, dilationW, groups;
+};
+
+/// y = conv(x, w) (+ bias [k] where not null).
+inline void conv2dForward(Context &ctx, const float *x, const float *w,
+                          const float *bias, float *y, const ConvShape &shape,
+                          void *workspace, size_t workspaceBytes);
+/// dx = the input gradient from dy [n, k, p, q] and w.
+inline void conv2dBackwardInput(Context &ctx, const float *dy, const float *w,
+                                float *dx, const ConvShape &shape,
+                                void *workspace, size_t workspaceBytes);
+/// dw = the weight gradient from dy and x.
+inline void conv2dBackwardWeight(Context &ctx, const float *dy,
+                                 const float *x, float *dw,
+                                 const ConvShape &shape, void *workspace,
+                                 size_t workspaceBytes);
+/// db [k] = dy [n, k, p, q] summed over n, p, q.
+inline void conv2dBackwardBias(Context &ctx, const float *dy, float *db,
+                               int n, int k, int p, int q);
+
+//===----------------------------------------------------------------------===//
+// Pooling and resampling (kernels). x [n, c, h, w], y [n, c, p, q].
+//===----------------------------------------------------------------------===//
+
+struct PoolShape {
+  int n, c, h, w;
+  int p, q;
+  int kernelH, kernelW, strideH, strideW, padH, padW, dilationH, dilationW;
+  bool countIncludePad;  // avg_pool2d
+  int divisorOverride;   // avg_pool2d; 0: none
+};
+
+/// y = max over each window; indices [n, c, p, q] (int64) = the flat index
+/// h_i * w + w_i of the maximum within its (n, c) plane, as ATen's.
+inline void maxPool2dForward(Context &ctx, const float *x, float *y,
+                             int64_t *indices, const PoolShape &shape);
+/// dx (zeroed first) += dy at each index.
+inline void maxPool2dBackward(Context &ctx, const float *dy,
+                              const int64_t *indices, float *dx,
+                              const PoolShape &shape);
+inline void avgPool2dForward(Context &ctx, const float *x, float *y,
+                             const PoolShape &shape);
+inline void avgPool2dBackward(Context &ctx, const float *dy, float *dx,
+                              const PoolShape &shape);
+/// ATen's adaptive windows: start = floor(i * h / p), end = ceil((i+1) h / p).
+inline void adaptiveAvgPool2dForward(Context &ctx, const float *x, float *y,
+                                     int n, int c, int h, int w, int p, int q);
+inline void adaptiveAvgPool2dBackward(Context &ctx, const float *dy,
+                                      float *dx, int n, int c, int h, int w,
+                                      int p, int q);
+inline void upsampleBilinear2dForward(Context &ctx, const float *x, float *y,
+                                      int n, int c, int h, int w, int p, int q,
+                                      bool alignCorners);
+inline void upsampleBilinear2dBackward(Context &ctx, const float *dy,
+                                       float *dx, int n, int c, int h, int w,
+                                       int p, int q, bool alignCorners);
+
+//===----------------------------------------------------------------------===//
+// Normalization. Batch norm: x [n, c, spatial...] as [n, c, spatial].
+//===----------------------------------------------------------------------===//
+
+/// Training-mode batch norm (batch statistics); new running stats =
+/// (1 - momentum) * old + momentum * batch stat (variance unbiased).
+inline void batchNormForward(Context &ctx, const float *x, const float *gamma,
+                             const float *beta, const float *runningMean,
+                             const float *runningVar, float *y,
+                             float *saveMean, float *saveInvstd,
+                             float *newRunningMean, float *newRunningVar,
+                             int64_t n, int64_t c, int64_t spatial,
+                             double momentum, double eps);
+inline void batchNormBackward(Context &ctx, const float *dy, const float *x,
+                              const float *gamma, const float *saveMean,
+                              const float *saveInvstd, float *dx,
+                              float *dgamma, float *dbeta, int64_t n,
+                              int64_t c, int64_t spatial);
+/// Over the last `cols` elements of each of `rows` rows; mean and rstd [rows].
+inline void layerNormForward(Context &ctx, const float *x, const float *gamma,
+                             const float *beta, float *y, float *mean,
+                             float *rstd, int64_t rows, int64_t cols,
+                             double eps);
+inline void layerNormBackward(Context &ctx, const float *dy, const float *x,
+                              const float *mean, const float *rstd,
+                              const float *gamma, float *dx, float *dgamma,
+                              float *dbeta, int64_t rows, int64_t cols);
+
+//===----------------------------------------------------------------------===//
+// Linear algebra (cuBLAS, row-major). Linear: x [rows, in], w [out, in].
+//===----------------------------------------------------------------------===//
+
+/// y [rows, out] = x w^T (+ bias [out] where not null).
+inline void linearForward(Context &ctx, const float *x, const float *w,
+                          const float *bias, float *y, int64_t rows,
+                          int64_t in, int64_t out);
+/// dx [rows, in] = dy [rows, out] w.
+inline void linearBackwardInput(Context &ctx, const float *dy, const float *w,
+                                float *dx, int64_t rows, int64_t in,
+                                int64_t out);
+/// dw [out, in] = dy^T x.
+inline void linearBackwardWeight(Context &ctx, const float *dy,
+                                 const float *x, float *dw, int64_t rows,
+                                 int64_t in, int64_t out);
+/// db [out] = dy summed over rows.
+inline void linearBackwardBias(Context &ctx, const float *dy, float *db,
+                               int64_t rows, int64_t out);
+/// c [batch, m, n] = a [batch, m, k] b [batch, k, n].
+inline void matmul(Context &ctx, const float *a, const float *b, float *c,
+                   int64_t batch, int64_t m, int64_t k, int64_t n);
+/// da [batch, m, k] = dc [batch, m, n] b^T.
+inline void matmulBackwardLhs(Context &ctx, const float *dc, const float *b,
+                              float *da, int64_t batch, int64_t m, int64_t k,
+                              int64_t n);
+/// db [batch, k, n] = a^T dc.
+inline void matmulBackwardRhs(Context &ctx, const float *dc, const float *a,
+                              float *db, int64_t batch, int64_t m, int64_t k,
+                              int64_t n);
+/// y [count, dim] = rows of w [vocab, dim] at indices (padding_idx < 0: none).
+inline void embeddingForward(Context &ctx, const float *w,
+                             const int64_t *indices, float *y, int64_t count,
+                             int64_t vocab, int64_t dim, int64_t paddingIdx);
+/// dw [vocab, dim] (zeroed first) += dy rows at indices, none at paddingIdx.
+inline void embeddingBackward(Context &ctx, const float *dy,
+                              const int64_t *indices, float *dw,
+                              int64_t count, int64_t vocab, int64_t dim,
+                              int64_t paddingIdx);
+
+//===----------------------------------------------------------------------===//
+// Softmax and losses. Softmax runs along a dim of size `dimSize` of a tensor
+// seen as [outer, dimSize, inner].
+//===----------------------------------------------------------------------===//
+
+inline void softmaxForward(Context &ctx, const float *x, float *y,
+                           int64_t outer, int64_t dimSize, int64_t inner,
+                           bool log);
+/// From the forward's result y: softmax dx = y (dy - sum(dy y));
+/// log-softmax dx = dy - exp(y) sum(dy).
+inline void softmaxBackward(Context &ctx, const float *dy, const float *y,
+                            float *dx, int64_t outer, int64_t dimSize,
+                            int64_t inner, bool log);
+/// Mean cross entropy of logits [n, classes] against labels [n] (int64),
+/// skipping labels equal to ignoreIndex; loss is a 0-d tensor.
+inline void crossEntropyForward(Context &ctx, const float *logits,
+                                const int64_t *labels, float *loss, int64_t n,
+                                int64_t classes, int64_t ignoreIndex);
+/// dlogits = (softmax(logits) - onehot) * dloss / (count of labels used).
+inline void crossEntropyBackward(Context &ctx, const float *dloss,
+                                 const float *logits, const int64_t *labels,
+                                 float *dlogits, int64_t n, int64_t classes,
+                                 int64_t ignoreIndex);
+
+//===----------------------------------------------------------------------===//
+// Optimizer updates (element-wise over `count` elements).
+//===----------------------------------------------------------------------===//
+
+/// torch.optim.SGD's step; momentumBuffer/newMomentumBuffer are null without
+/// momentum (as the op's optional operand and result).
+inline void sgdStep(Context &ctx, const float *param, const float *grad,
+                    const float *momentumBuffer, float *newParam,
+                    float *newMomentumBuffer, int64_t count, double lr,
+                    double momentum, double dampening, double weightDecay,
+                    bool nesterov);
+/// torch.optim.Adam's step; `step` is the device 0-d tensor holding t.
+inline void adamStep(Context &ctx, const float *param, const float *grad,
+                     const float *expAvg, const float *expAvgSq,
+                     const float *step, float *newParam, float *newExpAvg,
+                     float *newExpAvgSq, int64_t count, double lr,
+                     double beta1, double beta2, double eps,
+                     double weightDecay);
+
+//===----------------------------------------------------------------------===//
+// Data movement and reductions.
+//===----------------------------------------------------------------------===//
+
+/// Up to this many dimensions in permute and reductions.
+constexpr int kMaxRank = 8;
+struct Dims {
+  int rank;
+  int64_t size[kMaxRank];
+};
+
+/// y = x with dimensions permuted: y's dim i is x's dim perm[i].
+inline void permute(Context &ctx, const float *x, float *y, const Dims &xDims,
+                    const int *perm);
+/// y [outer, sizeOut, inner] = x [outer, sizeIn, inner] at start + i * step
+/// along the middle dim.
+inline void sliceForward(Context &ctx, const float *x, float *y,
+                         int64_t outer, int64_t sizeIn, int64_t inner,
+                         int64_t start, int64_t step, int64_t sizeOut);
+/// dx [outer, sizeIn, inner] = 0, with dy scattered where the slice read.
+inline void sliceBackward(Context &ctx, const float *dy, float *dx,
+                          int64_t outer, int64_t sizeIn, int64_t inner,
+                          int64_t start, int64_t step, int64_t sizeOut);
+/// y = x summed over the dims with reduce[i] true, times scale (mean: 1/count).
+inline void sumDims(Context &ctx, const float *x, float *y, const Dims &xDims,
+                    const bool *reduce, double scale);
+
+} // namespace remat_rt

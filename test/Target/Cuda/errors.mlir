@@ -1,0 +1,44 @@
+// Steps --emit-cuda refuses, each with a diagnostic and no output.
+// RUN: remat-translate --emit-cuda --verify-diagnostics --split-input-file %s
+
+// expected-error @+1 {{'func.func' op has no memory plan: run remat-plan-memory (or remat-opt with --budget, whose pipeline ends with it) before --emit-cuda}}
+func.func @unplanned(%x: tensor<4xf32>) -> tensor<4xf32> {
+  %0 = nn.relu %x : tensor<4xf32>
+  return %0 : tensor<4xf32>
+}
+
+// -----
+
+func.func @graph(%x: tensor<4xf32>) -> tensor<4xi8> attributes {remat.arena_bytes = 256 : i64} {
+  // expected-error @+1 {{'remat.graph_node' op has no CUDA lowering (the CUDA lowering takes nn ops)}}
+  %g = remat.graph_node() {cost = 1.0 : f64, remat.offsets = array<i64: 0>} : () -> tensor<4xi8>
+  return %g : tensor<4xi8>
+}
+
+// -----
+
+func.func @half(%x: tensor<4xf32>) -> tensor<4xf16> attributes {remat.arena_bytes = 256 : i64} {
+  // expected-error @+1 {{value 'nn.full@0' of type 'tensor<4xf16>' has no CUDA lowering (static f32 or i64 tensors only)}}
+  %0 = nn.full 1.0 {remat.offsets = array<i64: 0>} : tensor<4xf16>
+  return %0 : tensor<4xf16>
+}
+
+// -----
+
+func.func @offsets(%x: tensor<4xf32>) -> tensor<4xf32> attributes {remat.arena_bytes = 256 : i64} {
+  // expected-error @+1 {{'nn.relu' op has no planned offsets: run remat-plan-memory before --emit-cuda}}
+  %0 = nn.relu %x : tensor<4xf32>
+  return %0 : tensor<4xf32>
+}
+
+// -----
+
+// expected-error @+1 {{--emit-cuda takes a module with one function with a body; this one has 2}}
+module {
+  func.func @a() attributes {remat.arena_bytes = 0 : i64} {
+    return
+  }
+  func.func @b() attributes {remat.arena_bytes = 0 : i64} {
+    return
+  }
+}
