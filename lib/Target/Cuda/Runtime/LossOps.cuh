@@ -20,28 +20,7 @@
 
 namespace remat_rt {
 
-/// The sum of `value` over the block, returned to every thread; `partial` is
-/// 32 shared slots, blockDim.x a multiple of 32. Every thread must call it.
-template <typename T>
-__device__ inline T lossBlockSum(T value, T *partial) {
-  for (int offset = 16; offset > 0; offset /= 2)
-    value += __shfl_down_sync(0xffffffffu, value, offset);
-  __syncthreads(); // `partial` may still be read by an earlier call
-  if (threadIdx.x % 32 == 0)
-    partial[threadIdx.x / 32] = value;
-  __syncthreads();
-  if (threadIdx.x < 32) {
-    value = threadIdx.x < blockDim.x / 32 ? partial[threadIdx.x] : T(0);
-    for (int offset = 16; offset > 0; offset /= 2)
-      value += __shfl_down_sync(0xffffffffu, value, offset);
-    if (threadIdx.x == 0)
-      partial[0] = value;
-  }
-  __syncthreads();
-  return partial[0];
-}
-
-/// The maximum of `value` over the block (as lossBlockSum); NaN wins.
+/// The maximum of `value` over the block (as blockSum); NaN wins.
 __device__ inline float lossBlockMax(float value, float *partial) {
   auto combine = [](float a, float b) { return (a > b || isnan(a)) ? a : b; };
   for (int offset = 16; offset > 0; offset /= 2)
@@ -93,7 +72,7 @@ __device__ inline LossRowStats lossRowStats(const float *row, int64_t size,
   double sum = 0.0;
   for (int64_t j = threadIdx.x; j < size; j += blockDim.x)
     sum += expf(row[j] - max);
-  sum = lossBlockSum(sum, sumPartial);
+  sum = blockSum(sum, sumPartial);
   return {max, float(sum), float(log(sum))};
 }
 
@@ -171,7 +150,7 @@ __global__ void lossSoftmaxBackwardRowKernel(const float *dy, const float *y,
     double sum = 0.0;
     for (int64_t j = threadIdx.x; j < dimSize; j += blockDim.x)
       sum += log ? double(dyRow[j]) : double(dyRow[j]) * yRow[j];
-    float total = float(lossBlockSum(sum, partial));
+    float total = float(blockSum(sum, partial));
     for (int64_t j = threadIdx.x; j < dimSize; j += blockDim.x)
       dxRow[j] = log ? dyRow[j] - expf(yRow[j]) * total
                      : yRow[j] * (dyRow[j] - total);
@@ -254,7 +233,7 @@ __device__ inline long long lossCountLabels(const int64_t *labels, int64_t n,
   long long count = 0;
   for (int64_t i = threadIdx.x; i < n; i += blockDim.x)
     count += labels[i] != ignoreIndex ? 1 : 0;
-  return lossBlockSum(count, partial);
+  return blockSum(count, partial);
 }
 
 /// One block: loss = loss / (labels counted) (0 / 0 = NaN when none is).

@@ -15,28 +15,6 @@
 
 namespace remat_rt {
 
-/// The sum of `value` over the block, returned to every thread. `partial`
-/// is 32 shared slots; blockDim.x is a multiple of 32, at most 1024. Every
-/// thread of the block must call it.
-template <typename T>
-__device__ inline T normBlockSum(T value, T *partial) {
-  for (int offset = 16; offset > 0; offset /= 2)
-    value += __shfl_down_sync(0xffffffffu, value, offset);
-  __syncthreads(); // `partial` may still be read by an earlier call
-  if (threadIdx.x % 32 == 0)
-    partial[threadIdx.x / 32] = value;
-  __syncthreads();
-  if (threadIdx.x < 32) {
-    value = threadIdx.x < blockDim.x / 32 ? partial[threadIdx.x] : T(0);
-    for (int offset = 16; offset > 0; offset /= 2)
-      value += __shfl_down_sync(0xffffffffu, value, offset);
-    if (threadIdx.x == 0)
-      partial[0] = value;
-  }
-  __syncthreads();
-  return partial[0];
-}
-
 /// Threads for a block reducing `count` elements: a multiple of 32, at most
 /// `most` (at most 1024). Batch norm has few blocks (one per channel), so
 /// its blocks are larger.
@@ -71,14 +49,14 @@ __global__ void normBatchForwardKernel(
     double sum = 0.0;
     for (int64_t i = threadIdx.x; i < count; i += blockDim.x)
       sum += x[at(i)];
-    double mean = normBlockSum(sum, partial) / double(count);
+    double mean = blockSum(sum, partial) / double(count);
 
     double squares = 0.0;
     for (int64_t i = threadIdx.x; i < count; i += blockDim.x) {
       double d = double(x[at(i)]) - mean;
       squares += d * d;
     }
-    double varSum = normBlockSum(squares, partial);
+    double varSum = blockSum(squares, partial);
     double invstd = 1.0 / sqrt(varSum / double(count) + eps);
 
     // y = x * scale + shift (ATen's form of (x - mean) * invstd * w + b).
@@ -147,8 +125,8 @@ __global__ void normBatchBackwardKernel(const float *dy, const float *x,
       sum += g;
       dot += (double(x[index]) - mean) * g;
     }
-    sum = normBlockSum(sum, partial);
-    dot = normBlockSum(dot, partial);
+    sum = blockSum(sum, partial);
+    dot = blockSum(dot, partial);
 
     if (dx) {
       double weight = gamma ? gamma[ch] : 1.0f;
@@ -201,13 +179,13 @@ __global__ void normLayerForwardKernel(const float *x, const float *gamma,
     double sum = 0.0;
     for (int64_t j = threadIdx.x; j < cols; j += blockDim.x)
       sum += in[j];
-    double rowMean = normBlockSum(sum, partial) / double(cols);
+    double rowMean = blockSum(sum, partial) / double(cols);
     double squares = 0.0;
     for (int64_t j = threadIdx.x; j < cols; j += blockDim.x) {
       double d = double(in[j]) - rowMean;
       squares += d * d;
     }
-    double var = normBlockSum(squares, partial) / double(cols);
+    double var = blockSum(squares, partial) / double(cols);
     double rowRstd = 1.0 / sqrt((var > 0.0 ? var : 0.0) + eps);
 
     float scale = float(rowRstd), shift = float(-rowRstd * rowMean);
@@ -259,8 +237,8 @@ __global__ void normLayerBackwardInputKernel(const float *dy, const float *x,
       sumG += g;
       sumGXhat += g * (double(xRow[j]) - rowMean) * rowRstd;
     }
-    double meanG = normBlockSum(sumG, partial) / double(cols);
-    double meanGXhat = normBlockSum(sumGXhat, partial) / double(cols);
+    double meanG = blockSum(sumG, partial) / double(cols);
+    double meanGXhat = blockSum(sumGXhat, partial) / double(cols);
     for (int64_t j = threadIdx.x; j < cols; j += blockDim.x) {
       double g = double(dyRow[j]) * (gamma ? gamma[j] : 1.0f);
       double xhat = (double(xRow[j]) - rowMean) * rowRstd;

@@ -74,6 +74,27 @@ inline int blocksFor(int64_t count) {
   return int(blocks < 1 ? 1 : (blocks > 65535 * 8 ? 65535 * 8 : blocks));
 }
 
+/// The sum of `value` over the block, returned to every thread; `partial` is
+/// 32 shared slots, blockDim.x a multiple of 32. Every thread must call it.
+template <typename T>
+__device__ inline T blockSum(T value, T *partial) {
+  for (int offset = 16; offset > 0; offset /= 2)
+    value += __shfl_down_sync(0xffffffffu, value, offset);
+  __syncthreads(); // `partial` may still be read by an earlier call
+  if (threadIdx.x % 32 == 0)
+    partial[threadIdx.x / 32] = value;
+  __syncthreads();
+  if (threadIdx.x < 32) {
+    value = threadIdx.x < blockDim.x / 32 ? partial[threadIdx.x] : T(0);
+    for (int offset = 16; offset > 0; offset /= 2)
+      value += __shfl_down_sync(0xffffffffu, value, offset);
+    if (threadIdx.x == 0)
+      partial[0] = value;
+  }
+  __syncthreads();
+  return partial[0];
+}
+
 //===----------------------------------------------------------------------===//
 // Convolution (cuDNN). x [n, c, h, w], w [k, c / groups, r, s], y [n, k, p, q].
 //===----------------------------------------------------------------------===//
