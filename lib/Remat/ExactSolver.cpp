@@ -447,7 +447,9 @@ SolverResult mlir::remat::solveMilpFrom(const RematProblem &problem,
     Cbc_setMaximumSeconds(model.get(), options.timeLimitSeconds);
   Cbc_setAllowableGap(model.get(), 0.0);
   Cbc_setAllowableFractionGap(model.get(), 1e-9);
-  if (warmFits) {
+  // The LP bound needs no start; a start CBC cannot use (a schedule not of
+  // stage form) costs it seconds of repair.
+  if (warmFits && effort == MilpEffort::BranchAndBound) {
     std::vector<std::pair<int, double>> mipStart =
         stages.encode(warm.schedule);
     std::vector<int> indices;
