@@ -140,20 +140,6 @@ NpyArray toNpy(const at::Tensor &tensor) {
   return array;
 }
 
-/// The upper bound of the integers an integer argument holds: the classes
-/// of the cross entropy or the rows of the embedding that read it.
-int64_t getIntegerBound(BlockArgument argument, int64_t classes) {
-  if (classes > 0)
-    return classes;
-  for (Operation *user : argument.getUsers()) {
-    if (auto loss = dyn_cast<nn::CrossEntropyOp>(user))
-      return loss.getLogits().getType().getDimSize(1);
-    if (auto embedding = dyn_cast<nn::EmbeddingOp>(user))
-      return embedding.getWeight().getType().getDimSize(0);
-  }
-  return 2;
-}
-
 /// Fills an argument from the generator, by its role (docs/execution.md).
 at::Tensor generateArgument(BlockArgument argument, StringRef name,
                             StringRef role, const CpuRunOptions &options) {
@@ -170,7 +156,8 @@ at::Tensor generateArgument(BlockArgument argument, StringRef name,
     return at::full(shape, int64_t(getRandomBits(key, 0) >> 1), scalar);
   if (!type.getElementType().isIntOrFloat() ||
       type.getElementType().isInteger()) {
-    int64_t bound = getIntegerBound(argument, options.classes);
+    int64_t bound =
+        options.classes > 0 ? options.classes : nn::getIndexBound(argument);
     for (int64_t i = 0; i < count; ++i)
       data[i] = std::floor(getUniform(key, i) * double(bound));
     return values.to(scalar);

@@ -212,17 +212,6 @@ static std::string shapeOf(Value value) {
   return text + "}";
 }
 
-/// The classes or rows bounding an integer argument (as remat-run).
-static int64_t getIntegerBound(BlockArgument argument) {
-  for (Operation *user : argument.getUsers()) {
-    if (auto loss = dyn_cast<nn::CrossEntropyOp>(user))
-      return loss.getLogits().getType().getDimSize(1);
-    if (auto embedding = dyn_cast<nn::EmbeddingOp>(user))
-      return embedding.getWeight().getType().getDimSize(0);
-  }
-  return 2;
-}
-
 static void writeTables(func::FuncOp function, raw_ostream &os) {
   os << "static const remat_rt::ArgumentInfo kArguments[] = {\n";
   for (BlockArgument argument : function.getArguments()) {
@@ -231,7 +220,7 @@ static void writeTables(func::FuncOp function, raw_ostream &os) {
     os << "  {" << quote(getValueName(argument)) << ", "
        << quote(role ? role.getValue() : "input") << ", "
        << elementTypeOf(argument) << ", " << shapeOf(argument) << ", "
-       << getIntegerBound(argument) << "},\n";
+       << nn::getIndexBound(argument) << "},\n";
   }
   os << "  {nullptr, nullptr, remat_rt::ElementType::F32, 0, {}, 0}};\n";
   os << "static const remat_rt::ResultInfo kResults[] = {\n";

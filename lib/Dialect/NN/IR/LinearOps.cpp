@@ -252,3 +252,13 @@ LogicalResult EmbeddingBackwardOp::verify() {
 int64_t EmbeddingBackwardOp::getFlopCount() {
   return getNumElements(getGradOutput().getType());
 }
+
+int64_t mlir::nn::getIndexBound(Value indices) {
+  for (Operation *user : indices.getUsers()) {
+    if (auto loss = dyn_cast<CrossEntropyOp>(user))
+      return loss.getLogits().getType().getDimSize(1);
+    if (auto embedding = dyn_cast<EmbeddingOp>(user))
+      return embedding.getWeight().getType().getDimSize(0);
+  }
+  return 2;
+}

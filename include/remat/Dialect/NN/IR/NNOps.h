@@ -19,4 +19,13 @@
 #define GET_OP_CLASSES
 #include "remat/Dialect/NN/IR/NNOps.h.inc"
 
+namespace mlir::nn {
+
+/// The exclusive upper bound of the integers `indices` holds, from the ops
+/// that read it: the classes of a cross entropy, the rows of an embedding;
+/// 2 when neither reads it. The executors fill integer arguments below it.
+int64_t getIndexBound(Value indices);
+
+} // namespace mlir::nn
+
 #endif // REMAT_DIALECT_NN_IR_NNOPS_H
