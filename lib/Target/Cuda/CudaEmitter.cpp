@@ -175,8 +175,16 @@ static bool extendsChain(Operation *op, Operation *last) {
 static LogicalResult writeStep(func::FuncOp function, StepWriter &writer) {
   SmallVector<Operation *> chain;
   auto flush = [&] {
-    if (!chain.empty())
-      emitElementwiseGroup(chain, writer);
+    // One kernel for the chain, unless it would race on a slot the plan
+    // reuses: then kernels for its longest safe prefixes, one after another.
+    ArrayRef<Operation *> rest = chain;
+    while (!rest.empty()) {
+      size_t size = rest.size();
+      while (size > 1 && hasFusionHazard(rest.take_front(size)))
+        --size;
+      emitElementwiseGroup(rest.take_front(size), writer);
+      rest = rest.drop_front(size);
+    }
     chain.clear();
   };
   Block &body = function.getBody().front();

@@ -5,15 +5,17 @@
 // style, by index arithmetic on their static shapes). A chain of such ops of
 // one result shape becomes one kernel: every result is still stored at its
 // planned offset when anything outside the chain reads it (or the step
-// returns it), and stays in a register otherwise. The arithmetic follows
-// remat-run's ATen kernels in float; scalars convert from double to float as
-// ATen's do.
+// returns it), and stays in a register otherwise; a chain whose kernel would
+// store into a slot the plan reuses from a value the chain still reads is
+// split (hasFusionHazard). The arithmetic follows remat-run's ATen kernels
+// in float; scalars convert from double to float as ATen's do.
 //
 //===----------------------------------------------------------------------===//
 
 #include "StepWriter.h"
 
 #include "remat/Dialect/NN/IR/NNOps.h"
+#include "remat/Dialect/Remat/IR/RematDialect.h"
 
 #include "mlir/IR/BuiltinOps.h"
 #include "llvm/ADT/MapVector.h"
@@ -166,6 +168,64 @@ static bool isReadOutside(Value value,
   return false;
 }
 
+/// The arena bytes [first, second) of `value`; none for an argument.
+static std::optional<std::pair<int64_t, int64_t>> getArenaRange(Value value) {
+  auto result = dyn_cast<OpResult>(value);
+  if (!result)
+    return std::nullopt;
+  auto offsets = result.getOwner()->getAttrOfType<DenseI64ArrayAttr>(
+      attr::kOffsets);
+  if (!offsets || int64_t(offsets.size()) <= result.getResultNumber())
+    return std::nullopt;
+  int64_t begin = offsets[result.getResultNumber()];
+  int64_t bytes = getElementCount(value) *
+                  (StepWriter::getElementCType(value) == "float" ? 4 : 8);
+  return std::make_pair(begin, begin + bytes);
+}
+
+bool mlir::remat::cuda::hasFusionHazard(ArrayRef<Operation *> group) {
+  llvm::SmallPtrSet<Operation *, 8> members(group.begin(), group.end());
+  ArrayRef<int64_t> outShape = getShape(group.front()->getResult(0));
+  struct Access {
+    Value value;
+    std::pair<int64_t, int64_t> range;
+    bool atIndex; // element i of a float value is touched by thread i only
+  };
+  SmallVector<Access> reads, writes;
+  for (Operation *op : group) {
+    for (Value operand : op->getOperands()) {
+      if (Operation *def = operand.getDefiningOp(); def && members.contains(def))
+        continue; // a register
+      if (auto range = getArenaRange(operand))
+        reads.push_back({operand, *range,
+                         getShape(operand) == outShape &&
+                             StepWriter::getElementCType(operand) == "float"});
+    }
+    Value result = op->getResult(0);
+    if (isReadOutside(result, members) || result.use_empty())
+      if (auto range = getArenaRange(result))
+        writes.push_back({result, *range, true});
+  }
+  // The plan never overlaps values live at the same op, so an overlap is a
+  // slot reused within the group: safe only where both sides are element i
+  // of the same bytes (each thread reads its element before it writes it).
+  auto conflicts = [](const Access &a, const Access &b) {
+    bool overlap = a.range.first < b.range.second &&
+                   b.range.first < a.range.second;
+    bool sameElements = a.atIndex && b.atIndex && a.range == b.range;
+    return a.value != b.value && overlap && !sameElements;
+  };
+  for (const Access &write : writes) {
+    for (const Access &read : reads)
+      if (conflicts(write, read))
+        return true;
+    for (const Access &other : writes)
+      if (conflicts(write, other))
+        return true;
+  }
+  return false;
+}
+
 void mlir::remat::cuda::emitElementwiseGroup(ArrayRef<Operation *> group,
                                              StepWriter &writer) {
   llvm::SmallPtrSet<Operation *, 8> members(group.begin(), group.end());
@@ -227,15 +287,23 @@ void mlir::remat::cuda::emitElementwiseGroup(ArrayRef<Operation *> group,
   for (Operation *op : group)
     k << op->getName().getStringRef() << " " << StepWriter::getOpLabel(op)
       << (op == group.back() ? "\n" : ", ");
+  // A result may take the exact slot of an operand that dies in the group
+  // (hasFusionHazard allows it: each thread reads its element first); the
+  // pointers then alias and may not be __restrict__.
+  bool aliased = false;
+  for (auto &[input, inputName] : inputs)
+    for (auto &[output, outputName] : outputs)
+      aliased |= writer.getPointer(input) == writer.getPointer(output);
+  const char *restrict = aliased ? " *" : " *__restrict__ ";
   k << "__global__ void " << kernel << "(";
   bool first = true;
   for (auto &[value, name] : inputs) {
     k << (first ? "" : ", ") << "const " << StepWriter::getElementCType(value)
-      << " *__restrict__ " << name;
+      << restrict << name;
     first = false;
   }
   for (auto &[value, name] : outputs) {
-    k << (first ? "" : ", ") << "float *__restrict__ " << name;
+    k << (first ? "" : ", ") << "float" << restrict << name;
     first = false;
   }
   k << ") {\n"

@@ -424,8 +424,10 @@ LogicalResult CallWriter::writeShapes() {
         SmallVector<int64_t> perm;
         for (int64_t d = 0; d < rank; ++d)
           perm.push_back(d);
-        int64_t d0 = o.getDim0() < 0 ? o.getDim0() + rank : o.getDim0();
-        int64_t d1 = o.getDim1() < 0 ? o.getDim1() + rank : o.getDim1();
+        // I64Attr getters return uint64_t: convert before testing the sign.
+        int64_t d0 = int64_t(o.getDim0()), d1 = int64_t(o.getDim1());
+        d0 += d0 < 0 ? rank : 0;
+        d1 += d1 < 0 ? rank : 0;
         std::swap(perm[d0], perm[d1]);
         call("permute", in(o.getInput()), out(o.getResult()),
              dims(o.getInput()), permutation(perm));
@@ -444,7 +446,8 @@ LogicalResult CallWriter::writeShapes() {
         // Each input is a block of rows in the result's [outer, size, inner]
         // view: one 2-D copy per input.
         int64_t rank = int64_t(getShape(o.getResult()).size());
-        int64_t dim = o.getDim() < 0 ? o.getDim() + rank : o.getDim();
+        int64_t dim = int64_t(o.getDim());
+        dim += dim < 0 ? rank : 0;
         auto [outer, size, inner] = around(o.getResult(), dim);
         int64_t offset = 0;
         for (Value input : o.getInputs()) {
@@ -464,7 +467,8 @@ LogicalResult CallWriter::writeShapes() {
         Value whole = forward ? o->getOperand(0) : o->getResult(0);
         Value part = forward ? o->getResult(0) : o->getOperand(0);
         int64_t rank = int64_t(getShape(whole).size());
-        int64_t dim = o.getDim() < 0 ? o.getDim() + rank : o.getDim();
+        int64_t dim = int64_t(o.getDim());
+        dim += dim < 0 ? rank : 0;
         auto [outer, sizeIn, inner] = around(whole, dim);
         call(forward ? "sliceForward" : "sliceBackward", in(o->getOperand(0)),
              out(o->getResult(0)), outer, sizeIn, inner, int64_t(o.getStart()),

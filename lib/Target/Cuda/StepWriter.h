@@ -63,6 +63,13 @@ ArrayRef<int64_t> getShape(Value value);
 
 /// Whether `op` becomes (part of) a generated element-wise kernel.
 bool isElementwise(Operation *op);
+/// Whether one kernel for `group` (as emitElementwiseGroup writes it) would
+/// write bytes that another of its threads still reads or writes: the memory
+/// plan lets a result reuse the slot of a value that died at an earlier op,
+/// which is safe op by op but not within one kernel, whose threads run the
+/// whole group element by element (and read broadcast operands at other
+/// elements).
+bool hasFusionHazard(ArrayRef<Operation *> group);
 /// Writes one kernel for `group`: element-wise ops in schedule order of one
 /// result shape, each after the first reading its predecessor's result.
 /// Values read only inside the group stay in registers.

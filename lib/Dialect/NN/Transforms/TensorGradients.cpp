@@ -183,6 +183,8 @@ static LogicalResult concatGradient(ConcatOp op, GradientBuilder &b,
                                     ArrayRef<Value> gy, ArrayRef<bool> needed,
                                     Gradients grads) {
   int64_t dim = static_cast<int64_t>(op.getDim());
+  if (dim < 0)
+    dim += cast<RankedTensorType>(op.getType()).getRank();
   int64_t offset = 0;
   for (auto [i, input] : llvm::enumerate(op.getInputs())) {
     auto type = cast<RankedTensorType>(input.getType());

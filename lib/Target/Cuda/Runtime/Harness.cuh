@@ -12,8 +12,10 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include <cerrno>
 #include <cmath>
 #include <cstring>
+#include <sys/stat.h>
 #include <string>
 #include <vector>
 
@@ -118,6 +120,33 @@ inline std::string shapeText(int rank, const int64_t *shape) {
   return text + ")";
 }
 
+/// Whether the header's 'shape' tuple holds exactly `shape`, however it is
+/// spaced: numpy writes "(2, 3)", remat "(2, 3,)", the harness "(2,3)".
+inline bool npyShapeIs(const std::string &header, int rank,
+                       const int64_t *shape) {
+  size_t at = header.find("'shape':");
+  size_t open = at == std::string::npos ? at : header.find('(', at);
+  size_t close = open == std::string::npos ? open : header.find(')', open);
+  if (close == std::string::npos)
+    return false;
+  std::vector<int64_t> sizes;
+  bool inNumber = false;
+  for (size_t i = open + 1; i < close; ++i) {
+    char c = header[i];
+    if (c >= '0' && c <= '9') {
+      if (!inNumber)
+        sizes.push_back(0);
+      sizes.back() = sizes.back() * 10 + (c - '0');
+      inNumber = true;
+    } else if (c == ',' || c == ' ') {
+      inNumber = false;
+    } else {
+      return false;
+    }
+  }
+  return sizes == std::vector<int64_t>(shape, shape + rank);
+}
+
 /// Reads `path` into `bytes` if it holds exactly this type and shape.
 inline bool readNpy(const std::string &path, ElementType type, int rank,
                     const int64_t *shape, std::vector<char> &bytes) {
@@ -132,10 +161,9 @@ inline bool readNpy(const std::string &path, ElementType type, int rank,
   std::string header(ok ? headerLength : 0, '\0');
   ok = ok && std::fread(&header[0], 1, headerLength, file) == headerLength;
   std::string descr = "'descr': '" + npyDescr(type) + "'";
-  std::string shapeEntry = "'shape': " + shapeText(rank, shape);
   if (!ok || header.find(descr) == std::string::npos ||
       header.find("'fortran_order': False") == std::string::npos ||
-      header.find(shapeEntry) == std::string::npos) {
+      !npyShapeIs(header, rank, shape)) {
     std::fclose(file);
     fail("'" + path + "' does not hold a " + npyDescr(type) + " array of shape " +
          shapeText(rank, shape) + " (version 1.0 .npy)");
@@ -352,6 +380,9 @@ inline int runHarness(int argc, char **argv, const StepInfo &step) {
 
   currentOp = "results";
   if (!options.outputDir.empty()) {
+    // As remat-run: the directory is made if missing (one level).
+    if (mkdir(options.outputDir.c_str(), 0777) != 0 && errno != EEXIST)
+      fail("cannot create '" + options.outputDir + "'");
     for (int r = 0; r < step.numResults; ++r) {
       const ResultInfo &info = step.results[r];
       std::vector<char> bytes(countOf(info.rank, info.shape) *
