@@ -4,10 +4,11 @@
 // MLSys 2020) over frontier-advancing stages - stage t computes node t for
 // the first time, after recomputing any earlier nodes it chooses - with
 // memory counted per node (all results of a node live and die together),
-// written for CBC through its C interface and warm-started from the
-// heuristic's schedule. CBC either proves the optimum over that schedule
-// space or stops at the work or time limit with its best schedule and a
-// proven lower bound. Every schedule returned goes through simulate().
+// written for CBC through its C interface and warm-started with a complete
+// assignment of the best schedule of the other solvers. CBC either proves the
+// optimum over that schedule space or stops at the work or time limit with
+// its best schedule and a proven lower bound; `auto` uses the LP relaxation
+// alone as a bound. Every schedule returned goes through simulate().
 //
 //===----------------------------------------------------------------------===//
 

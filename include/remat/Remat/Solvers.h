@@ -90,7 +90,7 @@ struct SolverResult {
 };
 
 /// Runs the solver named by `spec` (`none`, `segments=K`, `sqrt`, `marks`,
-/// `heuristic`, `auto`). Returns std::nullopt and sets `error` for an unknown
+/// `chain`, `heuristic`, `exact`, `auto`). Returns std::nullopt and sets `error` for an unknown
 /// or malformed name.
 std::optional<SolverResult> solve(const RematProblem &problem,
                                   const std::string &spec,
