@@ -48,24 +48,30 @@ using namespace mlir;
 using namespace mlir::remat;
 namespace cl = llvm::cl;
 
-static cl::list<std::string> graphs(cl::Positional, cl::desc("<graph.json>..."));
+/// The tool's own options: --help lists these, not LLVM's.
+static cl::OptionCategory &getToolCategory() {
+  static cl::OptionCategory category("remat-bench-solvers options");
+  return category;
+}
+
+static cl::list<std::string> graphs(cl::Positional, cl::desc("<graph.json>..."), cl::cat(getToolCategory()));
 static cl::list<int64_t> generate("generate", cl::CommaSeparated,
-                                  cl::desc("Node counts of generated graphs"));
+                                  cl::desc("Node counts of generated graphs"), cl::cat(getToolCategory()));
 static cl::list<std::string>
     solvers("solvers", cl::CommaSeparated,
             cl::desc("Solvers to compare (default: none,sqrt,segments=4,"
-                     "heuristic,auto)"));
+                     "heuristic,auto)"), cl::cat(getToolCategory()));
 
 static cl::opt<double> exactSeconds("exact-seconds", cl::init(30.0),
-                                    cl::desc("Time cap of each exact solve"));
+                                    cl::desc("Time cap of each exact solve"), cl::cat(getToolCategory()));
 static cl::opt<std::string>
     maxBatchGraph("max-batch-graph",
-                  cl::desc("Graph whose largest batch per solver to find"));
+                  cl::desc("Graph whose largest batch per solver to find"), cl::cat(getToolCategory()));
 static cl::opt<int64_t> graphBatch("graph-batch", cl::init(256),
                                    cl::desc("The batch the graph's bytes are "
-                                            "for"));
+                                            "for"), cl::cat(getToolCategory()));
 static cl::opt<double> memoryBytes("memory", cl::init(16e9),
-                                   cl::desc("Memory for --max-batch-graph"));
+                                   cl::desc("Memory for --max-batch-graph"), cl::cat(getToolCategory()));
 
 static std::vector<std::string> getSolvers() {
   if (!solvers.empty())
@@ -259,6 +265,7 @@ void benchMaxBatch(const std::string &path, MLIRContext &context) {
 }
 
 int main(int argc, char **argv) {
+  cl::HideUnrelatedOptions(getToolCategory());
   cl::ParseCommandLineOptions(argc, argv, "remat solver benchmark\n");
   DialectRegistry registry;
   registerAllDialects(registry);

@@ -27,22 +27,28 @@ using namespace mlir;
 using namespace mlir::remat;
 namespace cl = llvm::cl;
 
+/// The tool's own options: --help lists these, not LLVM's.
+static cl::OptionCategory &getToolCategory() {
+  static cl::OptionCategory category("remat-import options");
+  return category;
+}
+
 static cl::opt<std::string> modelFile(cl::Positional, cl::Required,
-                                      cl::desc("<model.pt>"));
+                                      cl::desc("<model.pt>"), cl::cat(getToolCategory()));
 static cl::opt<std::string> outputFile("o", cl::init("-"),
                                        cl::desc("Output MLIR file"),
-                                       cl::value_desc("filename"));
+                                       cl::value_desc("filename"), cl::cat(getToolCategory()));
 static cl::list<std::string> inputShapes(
     "input-shape", cl::CommaSeparated,
     cl::desc("Full type of each input of forward, in order, batch included "
-             "(31x3x224x224xf32, 31xi64)"));
+             "(31x3x224x224xf32, 31xi64)"), cl::cat(getToolCategory()));
 static cl::opt<std::string>
     weightsOption("weights",
                   cl::desc("Weights directory (default: <output>.weights; "
                            "required when the MLIR goes to stdout)"),
-                  cl::value_desc("dir"));
+                  cl::value_desc("dir"), cl::cat(getToolCategory()));
 static cl::opt<std::string> functionName("function-name", cl::init("forward"),
-                                         cl::desc("Name of the function"));
+                                         cl::desc("Name of the function"), cl::cat(getToolCategory()));
 
 static int fail(const llvm::Twine &message) {
   llvm::errs() << "remat-import: error: " << message << "\n";
@@ -51,6 +57,7 @@ static int fail(const llvm::Twine &message) {
 
 int main(int argc, char **argv) {
   llvm::InitLLVM init(argc, argv);
+  cl::HideUnrelatedOptions(getToolCategory());
   cl::ParseCommandLineOptions(
       argc, argv, "remat-import: a TorchScript model as an nn function\n");
   if (outputFile == "-" && weightsOption.empty())

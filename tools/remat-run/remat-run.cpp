@@ -32,22 +32,28 @@ using namespace mlir;
 using namespace mlir::remat;
 namespace cl = llvm::cl;
 
+/// The tool's own options: --help lists these, not LLVM's.
+static cl::OptionCategory &getToolCategory() {
+  static cl::OptionCategory category("remat-run options");
+  return category;
+}
+
 static cl::opt<std::string> inputFile(cl::Positional, cl::Required,
-                                      cl::desc("<step.mlir>"));
+                                      cl::desc("<step.mlir>"), cl::cat(getToolCategory()));
 static cl::opt<uint64_t> seed("seed", cl::init(0),
-                              cl::desc("Seed of the generated arguments"));
+                              cl::desc("Seed of the generated arguments"), cl::cat(getToolCategory()));
 static cl::opt<std::string>
-    inputsDir("inputs", cl::desc("Directory of <argument name>.npy inputs"));
+    inputsDir("inputs", cl::desc("Directory of <argument name>.npy inputs"), cl::cat(getToolCategory()));
 static cl::opt<int64_t> classes("classes", cl::init(0),
-                                cl::desc("Class count of label arguments"));
+                                cl::desc("Class count of label arguments"), cl::cat(getToolCategory()));
 static cl::opt<std::string>
-    outputDir("output-dir", cl::desc("Write each result as <name>.npy here"));
+    outputDir("output-dir", cl::desc("Write each result as <name>.npy here"), cl::cat(getToolCategory()));
 static cl::opt<std::string>
     referenceFile("reference",
-                  cl::desc("Run this original step too and compare"));
+                  cl::desc("Run this original step too and compare"), cl::cat(getToolCategory()));
 static cl::opt<double>
     tolerance("tolerance", cl::init(0.0),
-              cl::desc("Largest relative difference accepted (0: bitwise)"));
+              cl::desc("Largest relative difference accepted (0: bitwise)"), cl::cat(getToolCategory()));
 
 /// The function to run: the module's only function with a body.
 static FailureOr<FunctionOpInterface> getFunction(ModuleOp module) {
@@ -182,6 +188,7 @@ static bool writeResults(const CpuRunReport &report) {
 
 int main(int argc, char **argv) {
   llvm::InitLLVM init(argc, argv);
+  cl::HideUnrelatedOptions(getToolCategory());
   cl::ParseCommandLineOptions(argc, argv,
                               "remat-run: run a training step on the CPU\n");
   DialectRegistry registry;

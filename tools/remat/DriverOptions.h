@@ -13,6 +13,9 @@
 
 namespace mlir::remat::driver {
 
+/// The driver's own options: --help lists these, not LLVM's.
+llvm::cl::OptionCategory &getToolCategory();
+
 extern llvm::cl::SubCommand maxBatchCommand;
 extern llvm::cl::SubCommand compileCommand;
 extern llvm::cl::SubCommand sweepCommand;

@@ -163,6 +163,7 @@ static int runSweep(MLIRContext &context) {
 
 int main(int argc, char **argv) {
   llvm::InitLLVM init(argc, argv);
+  llvm::cl::HideUnrelatedOptions(driver::getToolCategory());
   llvm::cl::ParseCommandLineOptions(
       argc, argv,
       "remat: the largest batch that fits, a compiled training step, or "
