@@ -40,9 +40,9 @@
 #include "llvm/Support/raw_ostream.h"
 
 #include <chrono>
+#include <cmath>
 #include <cstdlib>
 #include <optional>
-#include <cmath>
 
 using namespace mlir;
 using namespace mlir::remat;
@@ -54,24 +54,31 @@ static cl::OptionCategory &getToolCategory() {
   return category;
 }
 
-static cl::list<std::string> graphs(cl::Positional, cl::desc("<graph.json>..."), cl::cat(getToolCategory()));
+static cl::list<std::string> graphs(cl::Positional, cl::desc("<graph.json>..."),
+                                    cl::cat(getToolCategory()));
 static cl::list<int64_t> generate("generate", cl::CommaSeparated,
-                                  cl::desc("Node counts of generated graphs"), cl::cat(getToolCategory()));
+                                  cl::desc("Node counts of generated graphs"),
+                                  cl::cat(getToolCategory()));
 static cl::list<std::string>
     solvers("solvers", cl::CommaSeparated,
             cl::desc("Solvers to compare (default: none,sqrt,segments=4,"
-                     "heuristic,auto)"), cl::cat(getToolCategory()));
+                     "heuristic,auto)"),
+            cl::cat(getToolCategory()));
 
 static cl::opt<double> exactSeconds("exact-seconds", cl::init(30.0),
-                                    cl::desc("Time cap of each exact solve"), cl::cat(getToolCategory()));
+                                    cl::desc("Time cap of each exact solve"),
+                                    cl::cat(getToolCategory()));
 static cl::opt<std::string>
     maxBatchGraph("max-batch-graph",
-                  cl::desc("Graph whose largest batch per solver to find"), cl::cat(getToolCategory()));
+                  cl::desc("Graph whose largest batch per solver to find"),
+                  cl::cat(getToolCategory()));
 static cl::opt<int64_t> graphBatch("graph-batch", cl::init(256),
                                    cl::desc("The batch the graph's bytes are "
-                                            "for"), cl::cat(getToolCategory()));
+                                            "for"),
+                                   cl::cat(getToolCategory()));
 static cl::opt<double> memoryBytes("memory", cl::init(16e9),
-                                   cl::desc("Memory for --max-batch-graph"), cl::cat(getToolCategory()));
+                                   cl::desc("Memory for --max-batch-graph"),
+                                   cl::cat(getToolCategory()));
 
 static std::vector<std::string> getSolvers() {
   if (!solvers.empty())
@@ -94,9 +101,9 @@ static std::pair<SolverResult, double> timeSolve(const RematProblem &problem,
   std::string error;
   auto start = std::chrono::steady_clock::now();
   std::optional<SolverResult> result = solve(problem, solver, options, error);
-  double seconds = std::chrono::duration<double>(
-                       std::chrono::steady_clock::now() - start)
-                       .count();
+  double seconds =
+      std::chrono::duration<double>(std::chrono::steady_clock::now() - start)
+          .count();
   if (!result) {
     llvm::errs() << "remat-bench-solvers: " << error << "\n";
     std::exit(1);
@@ -106,8 +113,8 @@ static std::pair<SolverResult, double> timeSolve(const RematProblem &problem,
 
 static std::string percentOver(double cost, double baseCost) {
   return llvm::formatv("{0:+0.00}%", baseCost > 0
-                                        ? 100.0 * (cost - baseCost) / baseCost
-                                        : 0.0)
+                                         ? 100.0 * (cost - baseCost) / baseCost
+                                         : 0.0)
       .str();
 }
 
@@ -239,10 +246,9 @@ static void benchGenerated(int64_t nodes) {
   llvm::outs() << "| " << problem.nodes.size() << " | " << base.peakBytes
                << " | " << budget << " | "
                << stringifySolveStatus(result.status) << " |"
-               << llvm::format(" %+.1f%% |", 100.0 *
-                                                 (result.simulation.cost -
-                                                  base.cost) /
-                                                 base.cost)
+               << llvm::format(" %+.1f%% |",
+                               100.0 * (result.simulation.cost - base.cost) /
+                                   base.cost)
                << llvm::format(" %.2f |\n", seconds);
 }
 
@@ -250,15 +256,15 @@ void benchMaxBatch(const std::string &path, MLIRContext &context) {
   std::optional<RematProblem> loaded = loadGraphProblem(path, context);
   if (!loaded)
     return;
-  llvm::outs() << "\n### Largest batch in " << memoryBytes << " bytes: "
-               << llvm::sys::path::filename(path) << "\n\n"
+  llvm::outs() << "\n### Largest batch in " << memoryBytes
+               << " bytes: " << llvm::sys::path::filename(path) << "\n\n"
                << "| solver | largest batch | seconds |\n|---|---:|---:|\n";
   for (const std::string &name : getSolvers()) {
     auto start = std::chrono::steady_clock::now();
     int64_t batch = findMaxBatch(*loaded, name);
-    double seconds = std::chrono::duration<double>(
-                         std::chrono::steady_clock::now() - start)
-                         .count();
+    double seconds =
+        std::chrono::duration<double>(std::chrono::steady_clock::now() - start)
+            .count();
     llvm::outs() << "| " << name << " | " << batch
                  << llvm::format(" | %.1f |\n", seconds);
   }

@@ -34,21 +34,25 @@ static cl::OptionCategory &getToolCategory() {
 }
 
 static cl::opt<std::string> modelFile(cl::Positional, cl::Required,
-                                      cl::desc("<model.pt>"), cl::cat(getToolCategory()));
+                                      cl::desc("<model.pt>"),
+                                      cl::cat(getToolCategory()));
 static cl::opt<std::string> outputFile("o", cl::init("-"),
                                        cl::desc("Output MLIR file"),
-                                       cl::value_desc("filename"), cl::cat(getToolCategory()));
+                                       cl::value_desc("filename"),
+                                       cl::cat(getToolCategory()));
 static cl::list<std::string> inputShapes(
     "input-shape", cl::CommaSeparated,
     cl::desc("Full type of each input of forward, in order, batch included "
-             "(31x3x224x224xf32, 31xi64)"), cl::cat(getToolCategory()));
+             "(31x3x224x224xf32, 31xi64)"),
+    cl::cat(getToolCategory()));
 static cl::opt<std::string>
     weightsOption("weights",
                   cl::desc("Weights directory (default: <output>.weights; "
                            "required when the MLIR goes to stdout)"),
                   cl::value_desc("dir"), cl::cat(getToolCategory()));
 static cl::opt<std::string> functionName("function-name", cl::init("forward"),
-                                         cl::desc("Name of the function"), cl::cat(getToolCategory()));
+                                         cl::desc("Name of the function"),
+                                         cl::cat(getToolCategory()));
 
 static int fail(const llvm::Twine &message) {
   llvm::errs() << "remat-import: error: " << message << "\n";

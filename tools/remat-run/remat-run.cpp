@@ -39,21 +39,28 @@ static cl::OptionCategory &getToolCategory() {
 }
 
 static cl::opt<std::string> inputFile(cl::Positional, cl::Required,
-                                      cl::desc("<step.mlir>"), cl::cat(getToolCategory()));
+                                      cl::desc("<step.mlir>"),
+                                      cl::cat(getToolCategory()));
 static cl::opt<uint64_t> seed("seed", cl::init(0),
-                              cl::desc("Seed of the generated arguments"), cl::cat(getToolCategory()));
+                              cl::desc("Seed of the generated arguments"),
+                              cl::cat(getToolCategory()));
 static cl::opt<std::string>
-    inputsDir("inputs", cl::desc("Directory of <argument name>.npy inputs"), cl::cat(getToolCategory()));
+    inputsDir("inputs", cl::desc("Directory of <argument name>.npy inputs"),
+              cl::cat(getToolCategory()));
 static cl::opt<int64_t> classes("classes", cl::init(0),
-                                cl::desc("Class count of label arguments"), cl::cat(getToolCategory()));
+                                cl::desc("Class count of label arguments"),
+                                cl::cat(getToolCategory()));
 static cl::opt<std::string>
-    outputDir("output-dir", cl::desc("Write each result as <name>.npy here"), cl::cat(getToolCategory()));
+    outputDir("output-dir", cl::desc("Write each result as <name>.npy here"),
+              cl::cat(getToolCategory()));
 static cl::opt<std::string>
     referenceFile("reference",
-                  cl::desc("Run this original step too and compare"), cl::cat(getToolCategory()));
+                  cl::desc("Run this original step too and compare"),
+                  cl::cat(getToolCategory()));
 static cl::opt<double>
     tolerance("tolerance", cl::init(0.0),
-              cl::desc("Largest relative difference accepted (0: bitwise)"), cl::cat(getToolCategory()));
+              cl::desc("Largest relative difference accepted (0: bitwise)"),
+              cl::cat(getToolCategory()));
 
 /// The function to run: the module's only function with a body.
 static FailureOr<FunctionOpInterface> getFunction(ModuleOp module) {
@@ -199,7 +206,8 @@ int main(int argc, char **argv) {
   SourceMgrDiagnosticHandler handler(sourceMgr, &context);
 
   OwningOpRef<ModuleOp> module;
-  FailureOr<CpuRunReport> run = runFile(inputFile, context, module, /*isReference=*/false);
+  FailureOr<CpuRunReport> run =
+      runFile(inputFile, context, module, /*isReference=*/false);
   if (failed(run))
     return 1;
   if (run->planned) {
@@ -218,8 +226,7 @@ int main(int argc, char **argv) {
   for (const NamedArray &result : run->results)
     if (result.array.getNumElements() == 1)
       llvm::outs() << result.name << " = "
-                   << llvm::format("%.9g", getElement(result.array, 0))
-                   << "\n";
+                   << llvm::format("%.9g", getElement(result.array, 0)) << "\n";
   if (!writeResults(*run))
     return 1;
   if (referenceFile.empty())

@@ -24,77 +24,101 @@ cl::OptionCategory &getToolCategory() {
 cl::SubCommand maxBatchCommand(
     "max-batch", "The largest batch whose training step fits the budget, per "
                  "policy");
-cl::SubCommand compileCommand(
-    "compile", "Import, differentiate, rematerialize and plan one step");
-cl::SubCommand sweepCommand(
-    "sweep", "Extra compute against budget for the step at one batch");
+cl::SubCommand
+    compileCommand("compile",
+                   "Import, differentiate, rematerialize and plan one step");
+cl::SubCommand
+    sweepCommand("sweep",
+                 "Extra compute against budget for the step at one batch");
 
 cl::opt<std::string> modelFile(cl::Positional, cl::Required,
                                cl::desc("<model.pt>"), cl::sub(maxBatchCommand),
-                               cl::sub(compileCommand), cl::sub(sweepCommand), cl::cat(getToolCategory()));
+                               cl::sub(compileCommand), cl::sub(sweepCommand),
+                               cl::cat(getToolCategory()));
 cl::list<std::string> sampleShapes(
     "sample-shape", cl::CommaSeparated, cl::sub(maxBatchCommand),
     cl::desc("Type of one sample of each input of forward, without the batch "
-             "(3x224x224xf32; i64 for per-sample labels)"), cl::cat(getToolCategory()));
-cl::list<std::string> inputShapes(
-    "input-shape", cl::CommaSeparated, cl::sub(compileCommand),
-    cl::sub(sweepCommand),
-    cl::desc("Full type of each input of forward, batch included "
-             "(31x3x224x224xf32)"), cl::cat(getToolCategory()));
+             "(3x224x224xf32; i64 for per-sample labels)"),
+    cl::cat(getToolCategory()));
+cl::list<std::string>
+    inputShapes("input-shape", cl::CommaSeparated, cl::sub(compileCommand),
+                cl::sub(sweepCommand),
+                cl::desc("Full type of each input of forward, batch included "
+                         "(31x3x224x224xf32)"),
+                cl::cat(getToolCategory()));
 cl::opt<std::string> budgetOption(
     "budget", cl::sub(maxBatchCommand), cl::sub(compileCommand),
     cl::desc("Bytes for arguments + arena (2.5GB, 512MiB, 123456; compile "
-             "also takes 80%)"), cl::cat(getToolCategory()));
-cl::opt<std::string> deviceOption(
-    "device", cl::init("h200"), cl::sub(maxBatchCommand),
-    cl::sub(compileCommand), cl::sub(sweepCommand),
-    cl::desc("Cost-model profile: h200, a100, v100, gtx970m, cpu"), cl::cat(getToolCategory()));
+             "also takes 80%)"),
+    cl::cat(getToolCategory()));
+cl::opt<std::string>
+    deviceOption("device", cl::init("h200"), cl::sub(maxBatchCommand),
+                 cl::sub(compileCommand), cl::sub(sweepCommand),
+                 cl::desc("Cost-model profile: h200, a100, v100, gtx970m, cpu"),
+                 cl::cat(getToolCategory()));
 cl::opt<std::string> solverOption(
     "solver", cl::init("auto"), cl::sub(compileCommand), cl::sub(sweepCommand),
-    cl::desc("Solver: none, segments=K, sqrt, marks, chain, heuristic, exact, auto"), cl::cat(getToolCategory()));
+    cl::desc(
+        "Solver: none, segments=K, sqrt, marks, chain, heuristic, exact, auto"),
+    cl::cat(getToolCategory()));
 static cl::opt<std::string> policiesOption(
     "policies", cl::init("none,checkpoints,sqrt,auto"),
     cl::sub(maxBatchCommand),
     cl::desc("Policies to compare: solvers, and 'checkpoints' for "
-             "--checkpoints (left out when --checkpoints is not given)"), cl::cat(getToolCategory()));
+             "--checkpoints (left out when --checkpoints is not given)"),
+    cl::cat(getToolCategory()));
 static cl::list<std::string> checkpointsOption(
     "checkpoints", cl::CommaSeparated, cl::sub(maxBatchCommand),
     cl::desc("Forward ops (remat.name) whose results are kept, as "
              "torch.utils.checkpoint keeps segment inputs; every other "
-             "forward op is recomputed"), cl::cat(getToolCategory()));
+             "forward op is recomputed"),
+    cl::cat(getToolCategory()));
 cl::opt<int64_t> maxBatchOption("max-batch", cl::init(65536),
                                 cl::sub(maxBatchCommand),
-                                cl::desc("The largest batch tried"), cl::cat(getToolCategory()));
+                                cl::desc("The largest batch tried"),
+                                cl::cat(getToolCategory()));
 cl::opt<int> pointsOption("points", cl::init(8), cl::sub(sweepCommand),
-                          cl::desc("Budgets in the sweep"), cl::cat(getToolCategory()));
+                          cl::desc("Budgets in the sweep"),
+                          cl::cat(getToolCategory()));
 static cl::opt<std::string> optimizerOption(
     "optimizer", cl::init("none"), cl::sub(maxBatchCommand),
     cl::sub(compileCommand), cl::sub(sweepCommand),
-    cl::desc("The step's update: none (gradients), sgd or adam"), cl::cat(getToolCategory()));
+    cl::desc("The step's update: none (gradients), sgd or adam"),
+    cl::cat(getToolCategory()));
 static cl::opt<double> lrOption("lr", cl::init(0.0), cl::sub(maxBatchCommand),
                                 cl::sub(compileCommand), cl::sub(sweepCommand),
                                 cl::desc("Learning rate (0: the optimizer's "
-                                         "default)"), cl::cat(getToolCategory()));
-static cl::opt<double> momentumOption(
-    "momentum", cl::init(0.0), cl::sub(maxBatchCommand),
-    cl::sub(compileCommand), cl::sub(sweepCommand), cl::desc("SGD momentum"), cl::cat(getToolCategory()));
+                                         "default)"),
+                                cl::cat(getToolCategory()));
+static cl::opt<double>
+    momentumOption("momentum", cl::init(0.0), cl::sub(maxBatchCommand),
+                   cl::sub(compileCommand), cl::sub(sweepCommand),
+                   cl::desc("SGD momentum"), cl::cat(getToolCategory()));
 static cl::opt<int64_t> classesOption(
     "classes", cl::init(0), cl::sub(maxBatchCommand), cl::sub(compileCommand),
     cl::sub(sweepCommand),
-    cl::desc("Classes of the model's output (checked when given)"), cl::cat(getToolCategory()));
-cl::opt<bool> jsonOutput("json", cl::sub(maxBatchCommand), cl::sub(sweepCommand),
-                         cl::desc("Print JSON instead of a table"), cl::cat(getToolCategory()));
+    cl::desc("Classes of the model's output (checked when given)"),
+    cl::cat(getToolCategory()));
+cl::opt<bool> jsonOutput("json", cl::sub(maxBatchCommand),
+                         cl::sub(sweepCommand),
+                         cl::desc("Print JSON instead of a table"),
+                         cl::cat(getToolCategory()));
 cl::opt<std::string> outputFile("o", cl::init("-"), cl::sub(compileCommand),
-                                cl::desc("Output MLIR file"), cl::cat(getToolCategory()));
-cl::opt<std::string> weightsOption(
-    "weights", cl::sub(compileCommand),
-    cl::desc("Weights directory (default: <output>.weights)"), cl::cat(getToolCategory()));
+                                cl::desc("Output MLIR file"),
+                                cl::cat(getToolCategory()));
+cl::opt<std::string>
+    weightsOption("weights", cl::sub(compileCommand),
+                  cl::desc("Weights directory (default: <output>.weights)"),
+                  cl::cat(getToolCategory()));
 cl::opt<std::string> reportPath("report", cl::sub(compileCommand),
-                                cl::desc("Write the report to FILE.json"), cl::cat(getToolCategory()));
+                                cl::desc("Write the report to FILE.json"),
+                                cl::cat(getToolCategory()));
 cl::opt<std::string> timelinePath("timeline", cl::sub(compileCommand),
-                                  cl::desc("Write the timeline to FILE.svg"), cl::cat(getToolCategory()));
+                                  cl::desc("Write the timeline to FILE.svg"),
+                                  cl::cat(getToolCategory()));
 cl::opt<std::string> svgPath("svg", cl::sub(sweepCommand),
-                             cl::desc("Write the sweep's chart to FILE.svg"), cl::cat(getToolCategory()));
+                             cl::desc("Write the sweep's chart to FILE.svg"),
+                             cl::cat(getToolCategory()));
 
 int fail(const llvm::Twine &message) {
   llvm::errs() << "remat: error: " << message << "\n";

@@ -38,7 +38,8 @@ static void progress(const std::string &line) {
 }
 
 static int runMaxBatch(MLIRContext &context) {
-  FailureOr<ModelSpec> spec = getModelSpec(context, sampleShapes, "--sample-shape");
+  FailureOr<ModelSpec> spec =
+      getModelSpec(context, sampleShapes, "--sample-shape");
   FailureOr<int64_t> budget = getBudgetBytes();
   FailureOr<std::vector<Policy>> policies = getPolicies();
   FailureOr<const DeviceProfile *> device = getDevice(context);
@@ -73,7 +74,8 @@ static int runMaxBatch(MLIRContext &context) {
 }
 
 static int runCompile(MLIRContext &context) {
-  FailureOr<ModelSpec> spec = getModelSpec(context, inputShapes, "--input-shape");
+  FailureOr<ModelSpec> spec =
+      getModelSpec(context, inputShapes, "--input-shape");
   if (failed(spec) || failed(getBudgetBytes(/*allowPercent=*/true)))
     return 1;
   if (outputFile == "-" && weightsOption.empty())
@@ -89,10 +91,10 @@ static int runCompile(MLIRContext &context) {
   for (auto function : imported->module->getOps<func::FuncOp>()) {
     AutodiffOptions options = spec->autodiff;
     auto results = function.getFunctionType().getResults();
-    options.loss = !results.empty() &&
-                           cast<RankedTensorType>(results[0]).getRank() == 0
-                       ? "none"
-                       : "cross-entropy";
+    options.loss =
+        !results.empty() && cast<RankedTensorType>(results[0]).getRank() == 0
+            ? "none"
+            : "cross-entropy";
     if (failed(differentiateFunction(function, options)))
       return 1;
   }
@@ -126,7 +128,8 @@ static int runCompile(MLIRContext &context) {
 }
 
 static int runSweep(MLIRContext &context) {
-  FailureOr<ModelSpec> spec = getModelSpec(context, inputShapes, "--input-shape");
+  FailureOr<ModelSpec> spec =
+      getModelSpec(context, inputShapes, "--input-shape");
   FailureOr<const DeviceProfile *> device = getDevice(context);
   if (failed(spec) || failed(device))
     return 1;
