@@ -185,7 +185,7 @@ void StageModel::build(SparseMilp &milp) {
       bool frontier = i == t;
       bool allowed = frontier || !once[i];
       milp.addColumn(frontier ? 1 : 0, allowed ? 1 : 0,
-                problem.nodes[i].cost * costScale, true);
+                     problem.nodes[i].cost * costScale, true);
     }
   for (int t = 1; t < n; ++t)
     for (int i = 0; i < t; ++i) {
@@ -387,10 +387,10 @@ SolverResult mlir::remat::solveExact(const RematProblem &problem,
   result.solver = "exact";
   // A start optimal in its own solver's space is optimal here only if the
   // MILP's bound says so.
-  bool proven = result.lowerBoundCost &&
-                *result.lowerBoundCost >=
-                    result.simulation.cost -
-                        1e-9 * std::max(1.0, result.simulation.cost);
+  bool proven =
+      result.lowerBoundCost &&
+      *result.lowerBoundCost >=
+          result.simulation.cost - 1e-9 * std::max(1.0, result.simulation.cost);
   if (result.status == SolveStatus::Optimal && !proven)
     result.status = SolveStatus::Feasible;
   return result;
@@ -439,10 +439,10 @@ SolverResult mlir::remat::solveMilpFrom(const RematProblem &problem,
     Cbc_setParameter(model.get(), "heuristics", "off");
     Cbc_setMaximumNodes(model.get(), 0);
   } else {
-    Cbc_setMaximumNodes(model.get(), options.workLimit > 0
-                                         ? int(std::min<int64_t>(
-                                               options.workLimit, INT32_MAX))
-                                         : kDefaultMaxBranchNodes);
+    Cbc_setMaximumNodes(
+        model.get(), options.workLimit > 0
+                         ? int(std::min<int64_t>(options.workLimit, INT32_MAX))
+                         : kDefaultMaxBranchNodes);
   }
   if (options.timeLimitSeconds > 0)
     Cbc_setMaximumSeconds(model.get(), options.timeLimitSeconds);
@@ -451,8 +451,7 @@ SolverResult mlir::remat::solveMilpFrom(const RematProblem &problem,
   // The LP bound needs no start; a start CBC cannot use (a schedule not of
   // stage form) costs it seconds of repair.
   if (warmFits && effort == MilpEffort::BranchAndBound) {
-    std::vector<std::pair<int, double>> mipStart =
-        stages.encode(warm.schedule);
+    std::vector<std::pair<int, double>> mipStart = stages.encode(warm.schedule);
     std::vector<int> indices;
     std::vector<double> values;
     for (auto [index, value] : mipStart) {
@@ -466,14 +465,13 @@ SolverResult mlir::remat::solveMilpFrom(const RematProblem &problem,
   Cbc_solve(model.get());
 
   bool proven = Cbc_isProvenOptimal(model.get());
-  const double *solution =
-      Cbc_numberSavedSolutions(model.get()) > 0 ? Cbc_bestSolution(model.get())
-                                                : nullptr;
+  const double *solution = Cbc_numberSavedSolutions(model.get()) > 0
+                               ? Cbc_bestSolution(model.get())
+                               : nullptr;
   if (solution) {
     Schedule schedule = stages.decode(solution);
     Simulation simulation = simulate(problem, schedule);
-    bool fits = simulation.valid &&
-                simulation.peakBytes <= options.budgetBytes;
+    bool fits = simulation.valid && simulation.peakBytes <= options.budgetBytes;
     bool better = !warmFits || simulation.cost < warm.simulation.cost;
     if (fits && better) {
       result.schedule = std::move(schedule);

@@ -69,10 +69,9 @@ SolverResult mlir::remat::solveSegments(const RematProblem &problem,
   // Choose the cut closest to each k/K of the forward cost, in order.
   std::vector<double> prefix(problem.nodes.size() + 1, 0.0);
   for (size_t id = 0; id < problem.nodes.size(); ++id)
-    prefix[id + 1] = prefix[id] +
-                     (problem.nodes[id].phase == NodePhase::Forward
-                          ? problem.nodes[id].cost
-                          : 0.0);
+    prefix[id + 1] = prefix[id] + (problem.nodes[id].phase == NodePhase::Forward
+                                       ? problem.nodes[id].cost
+                                       : 0.0);
   double total = prefix.back();
   std::vector<NodeId> chosen;
   size_t next = 0;
@@ -89,7 +88,8 @@ SolverResult mlir::remat::solveSegments(const RematProblem &problem,
   }
   // Drop every forward value the backward reads, except the segment inputs
   // (the cuts' results) and the last segment, which runs once.
-  NodeId lastSegmentStart = chosen.empty() ? forward.front() : chosen.back() + 1;
+  NodeId lastSegmentStart =
+      chosen.empty() ? forward.front() : chosen.back() + 1;
   std::vector<bool> discarded = getMarkedDiscards(problem);
   for (NodeId id : forward) {
     if (id >= lastSegmentStart ||
@@ -118,10 +118,10 @@ static bool isBetter(const SolverResult &a, const SolverResult &b) {
     return false;
   if (!b.hasSchedule())
     return true;
-  bool aFits = a.status == SolveStatus::Feasible ||
-               a.status == SolveStatus::Optimal;
-  bool bFits = b.status == SolveStatus::Feasible ||
-               b.status == SolveStatus::Optimal;
+  bool aFits =
+      a.status == SolveStatus::Feasible || a.status == SolveStatus::Optimal;
+  bool bFits =
+      b.status == SolveStatus::Feasible || b.status == SolveStatus::Optimal;
   if (aFits != bFits)
     return aFits;
   if (aFits)
@@ -136,9 +136,9 @@ SolverResult mlir::remat::solveHeuristic(const RematProblem &problem,
   Clock::time_point start = Clock::now();
   std::optional<Clock::time_point> deadline;
   if (options.timeLimitSeconds > 0)
-    deadline = start + std::chrono::duration_cast<Clock::duration>(
-                           std::chrono::duration<double>(
-                               options.timeLimitSeconds));
+    deadline =
+        start + std::chrono::duration_cast<Clock::duration>(
+                    std::chrono::duration<double>(options.timeLimitSeconds));
   // Each score gets an equal share of the work limit, once holding an
   // evicted value's operands (one-step recomputation) and once allowing
   // chains of recomputation.
@@ -254,9 +254,10 @@ std::optional<SolverResult> mlir::remat::solve(const RematProblem &problem,
             "' needs a positive whole number of segments";
     return std::nullopt;
   }
-  error = "unknown solver '" + spec +
-          "': expected none, segments=K, sqrt, marks, chain, heuristic, exact or "
-          "auto";
+  error =
+      "unknown solver '" + spec +
+      "': expected none, segments=K, sqrt, marks, chain, heuristic, exact or "
+      "auto";
   return std::nullopt;
 }
 

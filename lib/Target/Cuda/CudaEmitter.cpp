@@ -75,8 +75,8 @@ std::string StepWriter::getPointer(Value value, bool isConst) const {
   if (auto it = argumentIndex.find(value); it != argumentIndex.end())
     return llvm::formatv("(({0})arguments[{1}])", type, it->second).str();
   auto result = cast<OpResult>(value);
-  auto offsets = result.getOwner()->getAttrOfType<DenseI64ArrayAttr>(
-      attr::kOffsets);
+  auto offsets =
+      result.getOwner()->getAttrOfType<DenseI64ArrayAttr>(attr::kOffsets);
   return llvm::formatv("(({0})(arena + {1}))", type,
                        offsets[result.getResultNumber()])
       .str();
@@ -200,7 +200,8 @@ static LogicalResult writeStep(func::FuncOp function, StepWriter &writer) {
       return failure();
   }
   flush();
-  for (auto [index, value] : llvm::enumerate(body.getTerminator()->getOperands()))
+  for (auto [index, value] :
+       llvm::enumerate(body.getTerminator()->getOperands()))
     writer.body() << "  results[" << index << "] = (void *)"
                   << writer.getPointer(value) << ";\n";
   return success();
@@ -236,8 +237,7 @@ static void writeTables(func::FuncOp function, raw_ostream &os) {
   for (auto [index, value] : llvm::enumerate(terminator->getOperands())) {
     auto name = function.getResultAttrOfType<StringAttr>(index, attr::kName);
     os << "  {"
-       << quote(name ? name.getValue().str()
-                     : "result" + std::to_string(index))
+       << quote(name ? name.getValue().str() : "result" + std::to_string(index))
        << ", " << elementTypeOf(value) << ", " << shapeOf(value) << "},\n";
   }
   os << "  {nullptr, remat_rt::ElementType::F32, 0, {}}};\n\n";
@@ -248,8 +248,7 @@ static void writeTables(func::FuncOp function, raw_ostream &os) {
      << "  remat_rt::StepInfo step{" << quote(function.getSymName())
      << ", kArguments, " << function.getNumArguments() << ", kResults, "
      << terminator->getNumOperands() << ", " << arena << ", "
-     << (weights ? quote(weights.getValue()) : "nullptr")
-     << ", remat_step};\n"
+     << (weights ? quote(weights.getValue()) : "nullptr") << ", remat_step};\n"
      << "  return remat_rt::runHarness(argc, argv, step);\n}\n";
 }
 
@@ -289,8 +288,7 @@ LogicalResult mlir::remat::emitCuda(ModuleOp module, raw_ostream &os) {
 
 void mlir::remat::registerCudaEmitter() {
   TranslateFromMLIRRegistration registration(
-      "emit-cuda",
-      "a planned step as one CUDA C++ source with its harness",
+      "emit-cuda", "a planned step as one CUDA C++ source with its harness",
       [](Operation *op, raw_ostream &os) -> LogicalResult {
         auto module = dyn_cast<ModuleOp>(op);
         if (!module)

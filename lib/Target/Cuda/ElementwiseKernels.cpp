@@ -37,9 +37,9 @@ bool mlir::remat::cuda::isElementwise(Operation *op) {
   return isa<nn::ReluOp, nn::ReluBackwardOp, nn::GeluOp, nn::GeluBackwardOp,
              nn::SigmoidOp, nn::SigmoidBackwardOp, nn::TanhOp,
              nn::TanhBackwardOp, nn::AddOp, nn::SubOp, nn::MulOp, nn::DivOp,
-             nn::AddScalarOp, nn::SubScalarOp, nn::MulScalarOp,
-             nn::DivScalarOp, nn::DropoutOp, nn::DropoutBackwardOp,
-             nn::FullOp, nn::BroadcastToOp>(op);
+             nn::AddScalarOp, nn::SubScalarOp, nn::MulScalarOp, nn::DivScalarOp,
+             nn::DropoutOp, nn::DropoutBackwardOp, nn::FullOp,
+             nn::BroadcastToOp>(op);
 }
 
 /// The index into `operand`'s elements that output element `i` (of
@@ -57,9 +57,8 @@ static std::string getBroadcastIndex(ArrayRef<int64_t> shape,
     if (inSize != 1) {
       if (!index.empty())
         index += " + ";
-      std::string term = outStride == 1
-                             ? "i"
-                             : "(i / " + std::to_string(outStride) + ")";
+      std::string term =
+          outStride == 1 ? "i" : "(i / " + std::to_string(outStride) + ")";
       if (d > 0)
         term = "(" + term + " % " + std::to_string(outShape[d]) + ")";
       if (inStride != 1)
@@ -75,8 +74,8 @@ static std::string getBroadcastIndex(ArrayRef<int64_t> shape,
 /// The GELU expressions of ATen (exact erf form and tanh approximation).
 static std::string gelu(const std::string &x, bool tanhForm) {
   if (!tanhForm)
-    return llvm::formatv("(0.5f * {0} * (1.0f + erff({0} * 0.70710678118654752f)))",
-                         x);
+    return llvm::formatv(
+        "(0.5f * {0} * (1.0f + erff({0} * 0.70710678118654752f)))", x);
   return llvm::formatv("(0.5f * {0} * (1.0f + tanhf(0.79788456080286536f * "
                        "({0} + 0.044715f * {0} * {0} * {0}))))",
                        x);
@@ -110,7 +109,8 @@ static std::string getExpression(Operation *op,
       .Case([&](nn::ReluBackwardOp) {
         return llvm::formatv("({1} > 0.0f ? {0} : 0.0f)", a(), b()).str();
       })
-      .Case([&](nn::GeluOp o) { return gelu(a(), o.getApproximate() == "tanh"); })
+      .Case(
+          [&](nn::GeluOp o) { return gelu(a(), o.getApproximate() == "tanh"); })
       .Case([&](nn::GeluBackwardOp o) {
         return geluBackward(a(), b(), o.getApproximate() == "tanh");
       })
@@ -129,16 +129,20 @@ static std::string getExpression(Operation *op,
       .Case([&](nn::MulOp) { return "(" + a() + " * " + b() + ")"; })
       .Case([&](nn::DivOp) { return "(" + a() + " / " + b() + ")"; })
       .Case([&](nn::AddScalarOp o) {
-        return "(" + a() + " + " + floatLiteral(o.getScalar().convertToDouble()) + ")";
+        return "(" + a() + " + " +
+               floatLiteral(o.getScalar().convertToDouble()) + ")";
       })
       .Case([&](nn::SubScalarOp o) {
-        return "(" + a() + " - " + floatLiteral(o.getScalar().convertToDouble()) + ")";
+        return "(" + a() + " - " +
+               floatLiteral(o.getScalar().convertToDouble()) + ")";
       })
       .Case([&](nn::MulScalarOp o) {
-        return "(" + a() + " * " + floatLiteral(o.getScalar().convertToDouble()) + ")";
+        return "(" + a() + " * " +
+               floatLiteral(o.getScalar().convertToDouble()) + ")";
       })
       .Case([&](nn::DivScalarOp o) {
-        return "(" + a() + " / " + floatLiteral(o.getScalar().convertToDouble()) + ")";
+        return "(" + a() + " / " +
+               floatLiteral(o.getScalar().convertToDouble()) + ")";
       })
       .Case<nn::DropoutOp, nn::DropoutBackwardOp>([&](auto o) {
         // remat-run's mask: element i is kept when uniform(mix(seed), i) >= p;
@@ -173,8 +177,8 @@ static std::optional<std::pair<int64_t, int64_t>> getArenaRange(Value value) {
   auto result = dyn_cast<OpResult>(value);
   if (!result)
     return std::nullopt;
-  auto offsets = result.getOwner()->getAttrOfType<DenseI64ArrayAttr>(
-      attr::kOffsets);
+  auto offsets =
+      result.getOwner()->getAttrOfType<DenseI64ArrayAttr>(attr::kOffsets);
   if (!offsets || int64_t(offsets.size()) <= result.getResultNumber())
     return std::nullopt;
   int64_t begin = offsets[result.getResultNumber()];
@@ -194,7 +198,8 @@ bool mlir::remat::cuda::hasFusionHazard(ArrayRef<Operation *> group) {
   SmallVector<Access> reads, writes;
   for (Operation *op : group) {
     for (Value operand : op->getOperands()) {
-      if (Operation *def = operand.getDefiningOp(); def && members.contains(def))
+      if (Operation *def = operand.getDefiningOp();
+          def && members.contains(def))
         continue; // a register
       if (auto range = getArenaRange(operand))
         reads.push_back({operand, *range,
@@ -210,8 +215,8 @@ bool mlir::remat::cuda::hasFusionHazard(ArrayRef<Operation *> group) {
   // slot reused within the group: safe only where both sides are element i
   // of the same bytes (each thread reads its element before it writes it).
   auto conflicts = [](const Access &a, const Access &b) {
-    bool overlap = a.range.first < b.range.second &&
-                   b.range.first < a.range.second;
+    bool overlap =
+        a.range.first < b.range.second && b.range.first < a.range.second;
     bool sameElements = a.atIndex && b.atIndex && a.range == b.range;
     return a.value != b.value && overlap && !sameElements;
   };

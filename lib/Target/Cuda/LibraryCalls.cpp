@@ -40,8 +40,7 @@ private:
     return value ? out(value) : std::string("nullptr");
   }
   /// `remat_rt::name(ctx, args...);`
-  template <typename... Args>
-  void call(StringRef name, const Args &...args) {
+  template <typename... Args> void call(StringRef name, const Args &...args) {
     std::string text = "  remat_rt::" + name.str() + "(ctx";
     ((text += ", " + toText(args)), ...);
     writer.body() << text << ");\n";
@@ -89,25 +88,23 @@ std::string CallWriter::convShape(Value input, Value weight, Value output,
       .str();
 }
 
-std::string CallWriter::poolShape(Value input, Value output,
-                                  ArrayRef<int64_t> kernel,
-                                  ArrayRef<int64_t> stride,
-                                  ArrayRef<int64_t> padding,
-                                  ArrayRef<int64_t> dilation,
-                                  bool countIncludePad) {
+std::string
+CallWriter::poolShape(Value input, Value output, ArrayRef<int64_t> kernel,
+                      ArrayRef<int64_t> stride, ArrayRef<int64_t> padding,
+                      ArrayRef<int64_t> dilation, bool countIncludePad) {
   ArrayRef<int64_t> x = getShape(input), y = getShape(output);
   return llvm::formatv("remat_rt::PoolShape{{{0}, {1}, {2}, {3}, {4}, {5}, "
                        "{6}, {7}, {8}, {9}, {10}, {11}, {12}, {13}, {14}, 0}",
-                       x[0], x[1], x[2], x[3], y[2], y[3], kernel[0],
-                       kernel[1], stride[0], stride[1], padding[0],
-                       padding[1], dilation[0], dilation[1],
+                       x[0], x[1], x[2], x[3], y[2], y[3], kernel[0], kernel[1],
+                       stride[0], stride[1], padding[0], padding[1],
+                       dilation[0], dilation[1],
                        countIncludePad ? "true" : "false")
       .str();
 }
 
 std::string CallWriter::dims(Value value) {
-  std::string text = "remat_rt::Dims{" +
-                     std::to_string(getShape(value).size()) + ", {";
+  std::string text =
+      "remat_rt::Dims{" + std::to_string(getShape(value).size()) + ", {";
   for (auto [index, size] : llvm::enumerate(getShape(value)))
     text += (index ? ", " : "") + std::to_string(size);
   return text + "}}";
@@ -186,7 +183,8 @@ LogicalResult CallWriter::writeConvPool() {
         return success();
       })
       .Case([&](nn::AdaptiveAvgPool2dOp o) {
-        ArrayRef<int64_t> x = getShape(o.getInput()), y = getShape(o.getResult());
+        ArrayRef<int64_t> x = getShape(o.getInput()),
+                          y = getShape(o.getResult());
         call("adaptiveAvgPool2dForward", in(o.getInput()), out(o.getResult()),
              x[0], x[1], x[2], x[3], y[2], y[3]);
         return success();
@@ -199,7 +197,8 @@ LogicalResult CallWriter::writeConvPool() {
         return success();
       })
       .Case([&](nn::UpsampleBilinear2dOp o) {
-        ArrayRef<int64_t> x = getShape(o.getInput()), y = getShape(o.getResult());
+        ArrayRef<int64_t> x = getShape(o.getInput()),
+                          y = getShape(o.getResult());
         call("upsampleBilinear2dForward", in(o.getInput()), out(o.getResult()),
              x[0], x[1], x[2], x[3], y[2], y[3], o.getAlignCorners());
         return success();
@@ -298,8 +297,7 @@ LogicalResult CallWriter::writeNormLinear() {
                                                 nn::MatmulBackwardLhsOp>) {
               ArrayRef<int64_t> dc = getShape(o.getGradOutput()),
                                 b = getShape(o.getRhs());
-              int64_t m = dc[dc.size() - 2], n = dc.back(),
-                      k = b[b.size() - 2];
+              int64_t m = dc[dc.size() - 2], n = dc.back(), k = b[b.size() - 2];
               call("matmulBackwardLhs", in(o.getGradOutput()), in(o.getRhs()),
                    out(o.getGradLhs()),
                    getElementCount(o.getGradOutput()) / (m * n), m, k, n);
@@ -452,11 +450,11 @@ LogicalResult CallWriter::writeShapes() {
         int64_t offset = 0;
         for (Value input : o.getInputs()) {
           int64_t part = getShape(input)[dim];
-          writer.body() << "  REMAT_CHECK_CUDA(cudaMemcpy2DAsync(" << out(o.getResult())
-                        << " + " << offset * inner << ", " << size * inner
-                        << " * sizeof(float), " << in(input) << ", "
-                        << part * inner << " * sizeof(float), " << part * inner
-                        << " * sizeof(float), " << outer
+          writer.body() << "  REMAT_CHECK_CUDA(cudaMemcpy2DAsync("
+                        << out(o.getResult()) << " + " << offset * inner << ", "
+                        << size * inner << " * sizeof(float), " << in(input)
+                        << ", " << part * inner << " * sizeof(float), "
+                        << part * inner << " * sizeof(float), " << outer
                         << ", cudaMemcpyDeviceToDevice, ctx.stream));\n";
           offset += part;
         }
