@@ -401,14 +401,13 @@ SolverResult mlir::remat::solveMilpFrom(const RematProblem &problem,
                                         const SolverResult &start,
                                         MilpEffort effort) {
   SolverResult result = start;
-  const SolverResult &warm = start;
   double floor = getComputeOnceCost(problem);
-  bool warmFits = warm.status == SolveStatus::Feasible ||
-                  warm.status == SolveStatus::Optimal;
+  bool startFits = start.status == SolveStatus::Feasible ||
+                   start.status == SolveStatus::Optimal;
   // Computing every node once bounds every schedule; a start that costs no
   // more needs no MILP.
-  if (warmFits && warm.simulation.cost <= floor * (1 + 1e-12)) {
-    result.lowerBoundCost = warm.simulation.cost;
+  if (startFits && start.simulation.cost <= floor * (1 + 1e-12)) {
+    result.lowerBoundCost = start.simulation.cost;
     result.status = SolveStatus::Optimal;
     result.message = "computes every node once";
     return result;
@@ -418,7 +417,7 @@ SolverResult mlir::remat::solveMilpFrom(const RematProblem &problem,
                      std::to_string(problem.nodes.size()) +
                      " nodes; the start's schedule, bounded below by "
                      "computing every node once";
-    if (warmFits && !result.lowerBoundCost)
+    if (startFits && !result.lowerBoundCost)
       result.lowerBoundCost = floor;
     return result;
   }
@@ -450,8 +449,9 @@ SolverResult mlir::remat::solveMilpFrom(const RematProblem &problem,
   Cbc_setAllowableFractionGap(model.get(), 1e-9);
   // The LP bound needs no start; a start CBC cannot use (a schedule not of
   // stage form) costs it seconds of repair.
-  if (warmFits && effort == MilpEffort::BranchAndBound) {
-    std::vector<std::pair<int, double>> mipStart = stages.encode(warm.schedule);
+  if (startFits && effort == MilpEffort::BranchAndBound) {
+    std::vector<std::pair<int, double>> mipStart =
+        stages.encode(start.schedule);
     std::vector<int> indices;
     std::vector<double> values;
     for (auto [index, value] : mipStart) {
@@ -472,7 +472,7 @@ SolverResult mlir::remat::solveMilpFrom(const RematProblem &problem,
     Schedule schedule = stages.decode(solution);
     Simulation simulation = simulate(problem, schedule);
     bool fits = simulation.valid && simulation.peakBytes <= options.budgetBytes;
-    bool better = !warmFits || simulation.cost < warm.simulation.cost;
+    bool better = !startFits || simulation.cost < start.simulation.cost;
     if (fits && better) {
       result.schedule = std::move(schedule);
       result.simulation = std::move(simulation);

@@ -53,6 +53,13 @@ private:
     return llvm::formatv("{0}", llvm::format("%.17g", value)).str();
   }
 
+  /// The ConvShape of a convolution op of any direction: `x`, `w`, `y` are
+  /// its input, weight and output shapes' values.
+  template <typename ConvOp>
+  std::string convShape(ConvOp conv, Value x, Value w, Value y) {
+    return convShape(x, w, y, conv.getStride(), conv.getPadding(),
+                     conv.getDilation(), conv.getGroups());
+  }
   std::string convShape(Value input, Value weight, Value output,
                         ArrayRef<int64_t> stride, ArrayRef<int64_t> padding,
                         ArrayRef<int64_t> dilation, int64_t groups);
@@ -122,27 +129,21 @@ LogicalResult CallWriter::writeConvPool() {
       .Case([&](nn::Conv2dOp o) {
         call("conv2dForward", in(o.getInput()), in(o.getWeight()),
              optionalIn(o.getBias()), out(o.getResult()),
-             convShape(o.getInput(), o.getWeight(), o.getResult(),
-                       o.getStride(), o.getPadding(), o.getDilation(),
-                       o.getGroups()),
+             convShape(o, o.getInput(), o.getWeight(), o.getResult()),
              writer.getWorkspace(op));
         return success();
       })
       .Case([&](nn::Conv2dBackwardInputOp o) {
         call("conv2dBackwardInput", in(o.getGradOutput()), in(o.getWeight()),
              out(o.getGradInput()),
-             convShape(o.getGradInput(), o.getWeight(), o.getGradOutput(),
-                       o.getStride(), o.getPadding(), o.getDilation(),
-                       o.getGroups()),
+             convShape(o, o.getGradInput(), o.getWeight(), o.getGradOutput()),
              writer.getWorkspace(op));
         return success();
       })
       .Case([&](nn::Conv2dBackwardWeightOp o) {
         call("conv2dBackwardWeight", in(o.getGradOutput()), in(o.getInput()),
              out(o.getGradWeight()),
-             convShape(o.getInput(), o.getGradWeight(), o.getGradOutput(),
-                       o.getStride(), o.getPadding(), o.getDilation(),
-                       o.getGroups()),
+             convShape(o, o.getInput(), o.getGradWeight(), o.getGradOutput()),
              writer.getWorkspace(op));
         return success();
       })

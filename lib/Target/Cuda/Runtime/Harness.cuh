@@ -175,6 +175,8 @@ inline bool readNpy(const std::string &path, ElementType type, int rank,
   return true;
 }
 
+/// Writes `path` through a temporary beside it, renamed when complete: no
+/// half-written result is left behind.
 inline void writeNpy(const std::string &path, ElementType type, int rank,
                      const int64_t *shape, const std::vector<char> &bytes) {
   std::string header = "{'descr': '" + npyDescr(type) +
@@ -183,17 +185,21 @@ inline void writeNpy(const std::string &path, ElementType type, int rank,
   size_t total = 10 + header.size() + 1;
   header.append((64 - total % 64) % 64, ' ');
   header += '\n';
-  FILE *file = std::fopen(path.c_str(), "wb");
+  std::string partial = path + ".partial";
+  FILE *file = std::fopen(partial.c_str(), "wb");
   if (!file)
     fail("cannot write '" + path + "'");
   uint16_t length = uint16_t(header.size());
-  std::fwrite("\x93NUMPY\x01\x00", 1, 8, file);
-  std::fwrite(&length, 2, 1, file);
-  std::fwrite(header.data(), 1, header.size(), file);
-  bool ok = std::fwrite(bytes.data(), 1, bytes.size(), file) == bytes.size();
+  bool ok = std::fwrite("\x93NUMPY\x01\x00", 1, 8, file) == 8 &&
+            std::fwrite(&length, 2, 1, file) == 1 &&
+            std::fwrite(header.data(), 1, header.size(), file) ==
+                header.size() &&
+            std::fwrite(bytes.data(), 1, bytes.size(), file) == bytes.size();
   ok = std::fclose(file) == 0 && ok;
-  if (!ok)
+  if (!ok || std::rename(partial.c_str(), path.c_str()) != 0) {
+    std::remove(partial.c_str());
     fail("cannot write '" + path + "'");
+  }
 }
 
 //===----------------------------------------------------------------------===//
