@@ -100,7 +100,10 @@ static std::pair<SolverResult, double> timeSolve(const RematProblem &problem,
     options.timeLimitSeconds = exactSeconds;
   std::string error;
   auto start = std::chrono::steady_clock::now();
-  std::optional<SolverResult> result = solve(problem, solver, options, error);
+  std::optional<SolverSpec> spec = SolverSpec::parse(solver, error);
+  std::optional<SolverResult> result;
+  if (spec)
+    result = solve(problem, *spec, options);
   double seconds =
       std::chrono::duration<double>(std::chrono::steady_clock::now() - start)
           .count();

@@ -222,43 +222,28 @@ SolverResult mlir::remat::solveAuto(const RematProblem &problem,
   return best;
 }
 
-std::optional<SolverResult> mlir::remat::solve(const RematProblem &problem,
-                                               const std::string &spec,
-                                               const SolverOptions &options,
-                                               std::string &error) {
-  if (spec == "none")
+SolverResult mlir::remat::solve(const RematProblem &problem,
+                                const SolverSpec &spec,
+                                const SolverOptions &options) {
+  switch (spec.getKind()) {
+  case SolverKind::None:
     return solveNone(problem, options);
-  if (spec == "marks")
-    return solveMarks(problem, options);
-  if (spec == "sqrt")
+  case SolverKind::Segments:
+    return solveSegments(problem, spec.getSegments(), options);
+  case SolverKind::Sqrt:
     return solveSqrt(problem, options);
-  if (spec == "heuristic")
-    return solveHeuristic(problem, options);
-  if (spec == "auto")
-    return solveAuto(problem, options);
-  if (spec == "chain")
+  case SolverKind::Marks:
+    return solveMarks(problem, options);
+  case SolverKind::Chain:
     return solveChain(problem, options);
-  if (spec == "exact") {
-    if (isExactSolverAvailable())
-      return solveExact(problem, options);
-    error = "this build of remat has no exact solver (it needs CBC: "
-            "configure with -DREMAT_ENABLE_CBC=ON)";
-    return std::nullopt;
+  case SolverKind::Heuristic:
+    return solveHeuristic(problem, options);
+  case SolverKind::Exact:
+    return solveExact(problem, options);
+  case SolverKind::Auto:
+    return solveAuto(problem, options);
   }
-  llvm::StringRef text(spec);
-  if (text.consume_front("segments=")) {
-    int64_t segments;
-    if (!text.getAsInteger(10, segments) && segments >= 1)
-      return solveSegments(problem, segments, options);
-    error = "'segments=" + text.str() +
-            "' needs a positive whole number of segments";
-    return std::nullopt;
-  }
-  error =
-      "unknown solver '" + spec +
-      "': expected none, segments=K, sqrt, marks, chain, heuristic, exact or "
-      "auto";
-  return std::nullopt;
+  return solveAuto(problem, options);
 }
 
 #ifndef REMAT_HAVE_CBC

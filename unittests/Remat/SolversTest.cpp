@@ -18,6 +18,18 @@ using namespace mlir::remat;
 
 namespace {
 
+/// Parses `name` and runs that solver; std::nullopt and `error` for a bad
+/// name.
+std::optional<SolverResult> solveByName(const RematProblem &problem,
+                                        llvm::StringRef name,
+                                        const SolverOptions &options,
+                                        std::string &error) {
+  std::optional<SolverSpec> spec = SolverSpec::parse(name, error);
+  if (!spec)
+    return std::nullopt;
+  return solve(problem, *spec, options);
+}
+
 const char *kSolvers[] = {"none",  "segments=2", "segments=3", "sqrt",
                           "marks", "chain",      "heuristic", "auto"};
 
@@ -43,7 +55,7 @@ TEST(Solvers, RandomTrainingGraphsGiveValidSchedules) {
       for (const char *name : kSolvers) {
         std::string error;
         std::optional<SolverResult> result =
-            solve(problem, name, options, error);
+            solveByName(problem, name, options, error);
         ASSERT_TRUE(result) << error;
         if (result->status == SolveStatus::NotApplicable)
           continue;
@@ -99,7 +111,7 @@ TEST(Solvers, RandomDagsGiveValidSchedules) {
     options.autoLpBound = instance % 20 == 0;
     for (const char *name : {"heuristic", "auto", "segments=2"}) {
       std::string error;
-      std::optional<SolverResult> result = solve(problem, name, options, error);
+      std::optional<SolverResult> result = solveByName(problem, name, options, error);
       ASSERT_TRUE(result) << error;
       if (result->status == SolveStatus::NotApplicable)
         continue;
@@ -174,20 +186,30 @@ TEST(Solvers, DeterministicForAWorkLimit) {
   options.workLimit = 5000;
   for (const char *name : kSolvers) {
     std::string error;
-    std::optional<SolverResult> a = solve(problem, name, options, error);
-    std::optional<SolverResult> b = solve(problem, name, options, error);
+    std::optional<SolverResult> a = solveByName(problem, name, options, error);
+    std::optional<SolverResult> b = solveByName(problem, name, options, error);
     ASSERT_TRUE(a && b);
     EXPECT_EQ(a->schedule.steps, b->schedule.steps) << name;
   }
 }
 
-TEST(Solvers, UnknownSolverNames) {
-  RematProblem problem = generateTrainingGraph({});
+TEST(Solvers, SolverSpecsParseOnce) {
   std::string error;
-  EXPECT_FALSE(solve(problem, "greedy", {}, error));
+  EXPECT_FALSE(SolverSpec::parse("greedy", error));
   EXPECT_NE(error.find("unknown solver 'greedy'"), std::string::npos);
-  EXPECT_FALSE(solve(problem, "segments=0", {}, error));
+  EXPECT_FALSE(SolverSpec::parse("segments=0", error));
   EXPECT_NE(error.find("positive whole number"), std::string::npos);
+  EXPECT_FALSE(SolverSpec::parse("segments=x", error));
+  EXPECT_FALSE(SolverSpec::parse("", error));
+  for (const char *name : {"none", "segments=3", "sqrt", "marks", "chain",
+                           "heuristic", "auto"}) {
+    std::optional<SolverSpec> spec = SolverSpec::parse(name, error);
+    ASSERT_TRUE(spec) << name << ": " << error;
+    EXPECT_EQ(spec->str(), name);
+  }
+  EXPECT_EQ(SolverSpec::parse("segments=3", error)->getSegments(), 3);
+  EXPECT_EQ(SolverSpec::parse("exact", error).has_value(),
+            isExactSolverAvailable());
 }
 
 } // namespace

@@ -37,6 +37,7 @@
 #define REMAT_REMAT_SOLVERS_H
 
 #include "remat/Remat/Problem.h"
+#include "remat/Remat/SolverSpec.h"
 
 #include <functional>
 #include <optional>
@@ -89,13 +90,9 @@ struct SolverResult {
   bool hasSchedule() const { return simulation.valid; }
 };
 
-/// Runs the solver named by `spec` (`none`, `segments=K`, `sqrt`, `marks`,
-/// `chain`, `heuristic`, `exact`, `auto`). Returns std::nullopt and sets `error` for an unknown
-/// or malformed name.
-std::optional<SolverResult> solve(const RematProblem &problem,
-                                  const std::string &spec,
-                                  const SolverOptions &options,
-                                  std::string &error);
+/// Runs the solver `spec` names.
+SolverResult solve(const RematProblem &problem, const SolverSpec &spec,
+                   const SolverOptions &options);
 
 SolverResult solveNone(const RematProblem &problem,
                        const SolverOptions &options);

@@ -1,0 +1,94 @@
+//===- SolverSpec.cpp - a solver's name and parameters, parsed once ------===//
+
+#include "remat/Remat/SolverSpec.h"
+
+#include "remat/Remat/Solvers.h"
+
+#include "llvm/ADT/StringSwitch.h"
+
+using namespace mlir::remat;
+using llvm::StringRef;
+
+SolverSpec SolverSpec::segmentsOf(int64_t count) {
+  SolverSpec spec(SolverKind::Segments);
+  spec.segments = count;
+  return spec;
+}
+
+std::optional<SolverSpec> SolverSpec::parse(StringRef text,
+                                            std::string &error) {
+  StringRef segmentCount = text;
+  if (segmentCount.consume_front("segments=")) {
+    int64_t count;
+    if (!segmentCount.getAsInteger(10, count) && count >= 1)
+      return segmentsOf(count);
+    error = "'" + text.str() + "' needs a positive whole number of segments";
+    return std::nullopt;
+  }
+  std::optional<SolverKind> kind =
+      llvm::StringSwitch<std::optional<SolverKind>>(text)
+          .Case("none", SolverKind::None)
+          .Case("sqrt", SolverKind::Sqrt)
+          .Case("marks", SolverKind::Marks)
+          .Case("chain", SolverKind::Chain)
+          .Case("heuristic", SolverKind::Heuristic)
+          .Case("exact", SolverKind::Exact)
+          .Case("auto", SolverKind::Auto)
+          .Default(std::nullopt);
+  if (!kind) {
+    error = "unknown solver '" + text.str() +
+            "': expected none, segments=K, sqrt, marks, chain, heuristic, "
+            "exact or auto";
+    return std::nullopt;
+  }
+  if (*kind == SolverKind::Exact && !isExactSolverAvailable()) {
+    error = "this build of remat has no exact solver (it needs CBC: "
+            "configure with -DREMAT_ENABLE_CBC=ON)";
+    return std::nullopt;
+  }
+  return SolverSpec(*kind);
+}
+
+std::string SolverSpec::str() const {
+  switch (kind) {
+  case SolverKind::None:
+    return "none";
+  case SolverKind::Segments:
+    return "segments=" + std::to_string(segments);
+  case SolverKind::Sqrt:
+    return "sqrt";
+  case SolverKind::Marks:
+    return "marks";
+  case SolverKind::Chain:
+    return "chain";
+  case SolverKind::Heuristic:
+    return "heuristic";
+  case SolverKind::Exact:
+    return "exact";
+  case SolverKind::Auto:
+    return "auto";
+  }
+  return "auto";
+}
+
+bool llvm::cl::parser<SolverSpec>::parse(Option &option, StringRef,
+                                         StringRef arg, SolverSpec &value) {
+  std::string error;
+  std::optional<SolverSpec> parsed = SolverSpec::parse(arg, error);
+  if (!parsed)
+    return option.error(error);
+  value = *parsed;
+  return false;
+}
+
+void llvm::cl::parser<SolverSpec>::printOptionDiff(
+    const Option &option, const SolverSpec &value,
+    const OptionValue<SolverSpec> &defaultValue, size_t globalWidth) const {
+  printOptionName(option, globalWidth);
+  outs() << "= " << value;
+  if (defaultValue.hasValue())
+    outs() << " (default: " << defaultValue.getValue() << ")";
+  outs() << "\n";
+}
+
+void llvm::cl::parser<SolverSpec>::anchor() {}
