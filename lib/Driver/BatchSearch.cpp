@@ -68,8 +68,9 @@ static int64_t getFlops(const ExtractedProblem &extracted,
 
 /// Plans the step's function (a copy, when the policy marks it).
 static FailureOr<std::pair<ExtractedProblem, RematPlan>>
-planPolicy(ModuleOp step, const Policy &policy, ByteSize budget,
-           const CostModel &costModel, OwningOpRef<ModuleOp> &copy) {
+planPolicy(ModuleOp step, const Policy &policy, int64_t budgetBytes,
+           const CostModel &costModel, const RematOptions &base,
+           OwningOpRef<ModuleOp> &copy) {
   ModuleOp target = step;
   if (!policy.checkpoints.empty()) {
     copy = step.clone();
@@ -85,9 +86,10 @@ planPolicy(ModuleOp step, const Policy &policy, ByteSize budget,
       extractRematProblem(*function, costModel);
   if (failed(extracted))
     return failure();
-  RematOptions options;
-  options.budget = budget;
-  options.solver = policy.checkpoints.empty() ? policy.solver : "marks";
+  RematOptions options = base;
+  options.budget = ByteSize::fromBytes(budgetBytes);
+  options.solver = policy.checkpoints.empty() ? policy.solver
+                                              : SolverSpec(SolverKind::Marks);
   options.strict = false;
   // The search asks only whether a batch fits.
   options.lowerBound = false;
@@ -98,17 +100,13 @@ planPolicy(ModuleOp step, const Policy &policy, ByteSize budget,
   return std::make_pair(std::move(*extracted), std::move(*plan));
 }
 
-static ByteSize makeBudget(int64_t bytes) {
-  std::string error;
-  return *ByteSize::parse(std::to_string(bytes), error);
-}
-
 FailureOr<PolicyEvaluation>
 mlir::remat::evaluatePolicy(ModuleOp step, const Policy &policy,
-                            int64_t budgetBytes, const CostModel &costModel) {
+                            int64_t budgetBytes, const CostModel &costModel,
+                            const RematOptions &options) {
   OwningOpRef<ModuleOp> copy;
   auto planned =
-      planPolicy(step, policy, makeBudget(budgetBytes), costModel, copy);
+      planPolicy(step, policy, budgetBytes, costModel, options, copy);
   if (failed(planned))
     return failure();
   const auto &[extracted, plan] = *planned;
@@ -134,7 +132,8 @@ mlir::remat::evaluatePolicy(ModuleOp step, const Policy &policy,
 FailureOr<MaxBatchResult> mlir::remat::findMaxBatch(
     TrainingStepBuilder &steps, const Policy &policy, int64_t budgetBytes,
     const CostModel &costModel, int64_t maxBatch,
-    const std::function<void(const std::string &)> &progress) {
+    const std::function<void(const std::string &)> &progress,
+    const RematOptions &options) {
   MaxBatchResult result;
   result.policy = policy;
   auto tryBatch = [&](int64_t batch) -> FailureOr<PolicyEvaluation> {
@@ -142,7 +141,7 @@ FailureOr<MaxBatchResult> mlir::remat::findMaxBatch(
     if (failed(step))
       return failure();
     FailureOr<PolicyEvaluation> evaluation =
-        evaluatePolicy(*step, policy, budgetBytes, costModel);
+        evaluatePolicy(*step, policy, budgetBytes, costModel, options);
     if (succeeded(evaluation) && progress)
       progress(policy.label + ": batch " + std::to_string(batch) +
                (evaluation->fits ? " fits" : " does not fit") + " (" +
@@ -191,12 +190,13 @@ FailureOr<MaxBatchResult> mlir::remat::findMaxBatch(
 
 FailureOr<std::vector<SweepPoint>>
 mlir::remat::sweepBudgets(ModuleOp step, const Policy &policy, int points,
-                          const CostModel &costModel) {
+                          const CostModel &costModel,
+                          const RematOptions &options) {
   // The range: from the lower bound to the bytes the step needs as given.
-  Policy none{"none", "none", {}};
+  Policy none{"none", SolverSpec(SolverKind::None), {}};
   OwningOpRef<ModuleOp> copy;
-  auto baseline = planPolicy(step, none, makeBudget(int64_t(1) << 62),
-                             costModel, copy);
+  auto baseline = planPolicy(step, none, int64_t(1) << 62, costModel, options,
+                             copy);
   if (failed(baseline))
     return failure();
   int64_t low = baseline->first.problem.getPeakLowerBound();
@@ -207,7 +207,7 @@ mlir::remat::sweepBudgets(ModuleOp step, const Policy &policy, int points,
     double fraction = points == 1 ? 1.0 : double(i) / double(points - 1);
     int64_t budget = high - int64_t(std::llround(fraction * double(high - low)));
     FailureOr<PolicyEvaluation> evaluation =
-        evaluatePolicy(step, policy, budget, costModel);
+        evaluatePolicy(step, policy, budget, costModel, options);
     if (failed(evaluation))
       return failure();
     sweep.push_back({budget, *evaluation});

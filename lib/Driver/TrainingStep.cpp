@@ -20,18 +20,18 @@ std::vector<RankedTensorType> mlir::remat::getBatchTypes(const ModelSpec &spec,
   return types;
 }
 
-FailureOr<ModuleOp> TrainingStepBuilder::getStep(int64_t batch) {
-  auto it = steps.find(batch);
-  if (it != steps.end())
-    return *it->second;
+FailureOr<TorchScriptImport>
+mlir::remat::buildTrainingStep(const ModelSpec &spec, int64_t batch,
+                               MLIRContext *context,
+                               llvm::StringRef weightsPath) {
   TorchScriptImportOptions importOptions;
   importOptions.inputTypes = getBatchTypes(spec, batch);
+  importOptions.weightsPath = weightsPath.str();
   FailureOr<TorchScriptImport> imported =
       importTorchScript(spec.modelPath, importOptions, context);
   if (failed(imported))
     return failure();
-  OwningOpRef<ModuleOp> module = std::move(imported->module);
-  for (auto function : module->getOps<func::FuncOp>()) {
+  for (auto function : imported->module->getOps<func::FuncOp>()) {
     AutodiffOptions options = spec.autodiff;
     auto results = function.getFunctionType().getResults();
     auto first = results.empty() ? RankedTensorType()
@@ -46,7 +46,17 @@ FailureOr<ModuleOp> TrainingStepBuilder::getStep(int64_t batch) {
     if (failed(differentiateFunction(function, options)))
       return failure();
   }
-  ModuleOp step = *module;
-  steps[batch] = std::move(module);
-  return step;
+  return imported;
+}
+
+FailureOr<ModuleOp> TrainingStepBuilder::getStep(int64_t batch) {
+  auto it = steps.find(batch);
+  if (it != steps.end())
+    return *it->second;
+  FailureOr<TorchScriptImport> step = buildTrainingStep(spec, batch, context);
+  if (failed(step))
+    return failure();
+  ModuleOp module = *step->module;
+  steps[batch] = std::move(step->module);
+  return module;
 }

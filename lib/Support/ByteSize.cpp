@@ -78,6 +78,13 @@ int64_t ByteSize::resolve(int64_t referencePeakBytes) const {
   return static_cast<int64_t>(std::floor(amount));
 }
 
+ByteSize ByteSize::fromBytes(int64_t bytes) {
+  ByteSize size;
+  size.spelling = std::to_string(bytes);
+  size.amount = double(bytes);
+  return size;
+}
+
 bool llvm::cl::parser<ByteSize>::parse(Option &option, StringRef, StringRef arg,
                                        ByteSize &value) {
   std::string error;

@@ -339,10 +339,16 @@ struct RematAutodiffPass
     options.beta1 = beta1;
     options.beta2 = beta2;
     options.eps = eps;
-    for (auto function : getOperation().getOps<func::FuncOp>())
-      if (!function.isExternal() &&
-          failed(differentiateFunction(function, options)))
+    for (FunctionOpInterface function : getFunctionsWithBodies(getOperation())) {
+      auto funcOp = dyn_cast<func::FuncOp>(function.getOperation());
+      if (!funcOp) {
+        function.emitOpError("remat-autodiff differentiates func.func "
+                             "functions only");
         return signalPassFailure();
+      }
+      if (failed(differentiateFunction(funcOp, options)))
+        return signalPassFailure();
+    }
   }
 };
 } // namespace

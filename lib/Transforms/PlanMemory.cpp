@@ -45,9 +45,8 @@ namespace {
 struct RematPlanMemoryPass
     : public remat::impl::RematPlanMemoryPassBase<RematPlanMemoryPass> {
   void runOnOperation() override {
-    for (auto function : getOperation().getOps<FunctionOpInterface>()) {
-      if (function.isExternal())
-        continue;
+    for (FunctionOpInterface function :
+         getFunctionsWithBodies(getOperation())) {
       FailureOr<PeakMemory> analysis = PeakMemory::analyze(function);
       if (failed(analysis))
         return signalPassFailure();

@@ -141,12 +141,7 @@ mlir::remat::planRematerialization(FunctionOpInterface function,
   // Packing can add a little to the peak: tighten the target by what the
   // arena overshoots and solve again, a few times at most.
   for (int attempt = 0; attempt < 8; ++attempt) {
-    std::string error;
-    std::optional<SolverResult> result =
-        solve(problem, options.solver, solverOptions, error);
-    if (!result)
-      return emitError(function.getLoc()) << error;
-    plan.result = std::move(*result);
+    plan.result = solve(problem, options.solver, solverOptions);
     if (!plan.result.hasSchedule())
       break;
     const Simulation &simulation = plan.result.simulation;
@@ -289,7 +284,7 @@ LogicalResult mlir::remat::rematerializeFunction(FunctionOpInterface function,
   const RematProblem &problem = extracted->problem;
   if (!plan->result.hasSchedule())
     return emitError(function.getLoc())
-           << "solver '" << options.solver << "' found no schedule: "
+           << "solver '" << options.solver.str() << "' found no schedule: "
            << (plan->result.message.empty() ? "the time limit ran out"
                                             : plan->result.message);
   if (!plan->meetsBudget) {

@@ -49,9 +49,7 @@ struct RematReportPass
     if (failed(costModel))
       return signalPassFailure();
     std::vector<StepReport> reports;
-    for (auto function : module.getOps<FunctionOpInterface>()) {
-      if (function.isExternal())
-        continue;
+    for (FunctionOpInterface function : getFunctionsWithBodies(module)) {
       FailureOr<StepReport> report = buildStepReport(function, *costModel);
       if (failed(report))
         return signalPassFailure();

@@ -34,7 +34,7 @@ int main(int argc, char **argv) {
     return 1;
   }
   mlir::PassManager pm(&context);
-  mlir::remat::RematPipelineOptions options;
+  mlir::remat::RematOptions options;
   options.budget = *budget;
   mlir::remat::buildRematPipeline(pm, options);
   if (mlir::failed(pm.run(*module)))

@@ -3,8 +3,9 @@
 // An mlir-opt for remat: parses, verifies, runs passes over and prints MLIR
 // with remat's dialects, passes and test passes registered. Tool options
 // are shorthands for passes after the ones the standard options name:
-//   --budget=SIZE [--solver=S] [--work-limit=N] [--time-limit=S]
-//       remat-pipeline{budget=SIZE ...}: rematerialize, then plan memory
+//   --budget=SIZE [--solver=S] [--work-limit=N] [--time-limit=S] [...]
+//       remat-pipeline{budget=SIZE ...}: rematerialize, then plan memory;
+//       the flags are the pipeline's own options (RematOptions.h)
 //   --report=FILE.json --timeline=FILE.svg   remat-report{path= timeline=}
 //
 //===----------------------------------------------------------------------===//
@@ -29,33 +30,9 @@ namespace cl = llvm::cl;
 
 static cl::OptionCategory rematCategory("remat options");
 
-static cl::opt<mlir::remat::ByteSize> budget(
-    "budget", cl::cat(rematCategory),
-    cl::desc("Rematerialize every function so that arguments + arena fit "
-             "this budget (2.5GB, 512MiB, 123456, 80%), then plan memory"));
-
-static cl::opt<std::string>
-    solver("solver", cl::cat(rematCategory), cl::init("auto"),
-           cl::desc("Solver for --budget: none, segments=K, sqrt, marks, chain, "
-                    "heuristic, exact, auto"));
-
-static cl::opt<int64_t>
-    workLimit("work-limit", cl::cat(rematCategory), cl::init(0),
-              cl::desc("Search steps per solver for --budget (0: default)"));
-
-static cl::opt<double>
-    timeLimit("time-limit", cl::cat(rematCategory), cl::init(60.0),
-              cl::desc("Seconds per solve for --budget (0: none)"));
-
-static cl::opt<bool>
-    strictBudget("strict", cl::cat(rematCategory), cl::init(true),
-                 cl::desc("An unmet --budget is an error (false: a warning)"));
-
-static cl::opt<std::string>
-    device("device", cl::cat(rematCategory), cl::init("h200"),
-           cl::desc("Device profile for --budget and --report: h200, a100, "
-                    "v100, gtx970m, cpu"));
-
+/// The rematerialization options of --budget's pipeline (and --device for
+/// --report), bound to the one declaration of those options.
+static mlir::remat::RematOptions rematOptions;
 static cl::opt<std::string>
     reportPath("report", cl::cat(rematCategory), cl::value_desc("FILE.json"),
                cl::desc("Write the remat report of the result to FILE.json "
@@ -70,28 +47,22 @@ static cl::opt<std::string> timelinePath(
 static mlir::MlirOptMainConfig
 addShorthandPasses(const mlir::MlirOptMainConfig &base) {
   bool report = !reportPath.empty() || !timelinePath.empty();
-  if (!report && !budget.getValue().isSet())
+  if (!report && !rematOptions.budget.isSet())
     return base;
   mlir::MlirOptMainConfig config = base;
   config.setPassPipelineSetupFn([base, report](mlir::PassManager &pm) {
     if (mlir::failed(base.setupPassPipeline(pm)))
       return mlir::failure();
-    if (budget.getValue().isSet()) {
-      mlir::remat::RematPipelineOptions options;
-      options.budget = budget.getValue();
-      options.solver = solver.getValue();
-      options.workLimit = workLimit.getValue();
-      options.timeLimit = timeLimit.getValue();
-      options.strict = strictBudget.getValue();
-      options.device = device.getValue();
-      options.recordSolveTime = report;
+    if (rematOptions.budget.isSet()) {
+      mlir::remat::RematOptions options = rematOptions;
+      options.recordSolveTime |= report;
       mlir::remat::buildRematPipeline(pm, options);
     }
     if (report) {
       mlir::remat::RematReportPassOptions options;
       options.path = reportPath;
       options.timeline = timelinePath;
-      options.device = device.getValue();
+      options.device = rematOptions.device;
       pm.addPass(mlir::remat::createRematReportPass(options));
     }
     return mlir::success();
@@ -105,6 +76,7 @@ int main(int argc, char **argv) {
   mlir::remat::test::registerTestPeakMemoryPass();
   mlir::DialectRegistry registry;
   mlir::remat::registerAllDialects(registry);
+  mlir::remat::RematOptionFlags rematFlags(rematOptions, rematCategory);
 
   auto [inputFilename, outputFilename] = mlir::registerAndParseCLIOptions(
       argc, argv, "remat optimizer driver: rematerialization of training steps",

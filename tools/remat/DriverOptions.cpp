@@ -46,26 +46,25 @@ cl::list<std::string>
                 cl::desc("Full type of each input of forward, batch included "
                          "(31x3x224x224xf32)"),
                 cl::cat(getToolCategory()));
-cl::opt<std::string> budgetOption(
-    "budget", cl::sub(maxBatchCommand), cl::sub(compileCommand),
-    cl::desc("Bytes for arguments + arena (2.5GB, 512MiB, 123456; compile "
-             "also takes 80%)"),
-    cl::cat(getToolCategory()));
-cl::opt<std::string>
-    deviceOption("device", cl::init("h200"), cl::sub(maxBatchCommand),
-                 cl::sub(compileCommand), cl::sub(sweepCommand),
-                 cl::desc("Cost-model profile: h200, a100, v100, gtx970m, cpu"),
-                 cl::cat(getToolCategory()));
-cl::opt<std::string> solverOption(
-    "solver", cl::init("auto"), cl::sub(compileCommand), cl::sub(sweepCommand),
-    cl::desc(
-        "Solver: none, segments=K, sqrt, marks, chain, heuristic, exact, auto"),
-    cl::cat(getToolCategory()));
+RematOptions rematOptions;
+// The rematerialization options, bound to their one declaration
+// (RematOptions.h) per command: max-batch compares --policies instead of one
+// solver and asks only whether a batch fits; sweep chooses its own budgets.
+static RematOptionFlags compileRematFlags(rematOptions, getToolCategory(),
+                                          {&compileCommand},
+                                          {"record-solve-time"});
+static RematOptionFlags
+    maxBatchRematFlags(rematOptions, getToolCategory(), {&maxBatchCommand},
+                       {"solver", "strict", "record-solve-time"});
+static RematOptionFlags
+    sweepRematFlags(rematOptions, getToolCategory(), {&sweepCommand},
+                    {"budget", "strict", "record-solve-time"});
 static cl::opt<std::string> policiesOption(
     "policies", cl::init("none,checkpoints,sqrt,auto"),
     cl::sub(maxBatchCommand),
     cl::desc("Policies to compare: solvers, and 'checkpoints' for "
-             "--checkpoints (left out when --checkpoints is not given)"),
+             "--checkpoints (left out when --checkpoints is not given) "
+             "(default: none,checkpoints,sqrt,auto)"),
     cl::cat(getToolCategory()));
 static cl::list<std::string> checkpointsOption(
     "checkpoints", cl::CommaSeparated, cl::sub(maxBatchCommand),
@@ -75,36 +74,42 @@ static cl::list<std::string> checkpointsOption(
     cl::cat(getToolCategory()));
 cl::opt<int64_t> maxBatchOption("max-batch", cl::init(65536),
                                 cl::sub(maxBatchCommand),
-                                cl::desc("The largest batch tried"),
+                                cl::desc("The largest batch tried (default: "
+                                         "65536)"),
                                 cl::cat(getToolCategory()));
 cl::opt<int> pointsOption("points", cl::init(8), cl::sub(sweepCommand),
-                          cl::desc("Budgets in the sweep"),
+                          cl::desc("Budgets in the sweep (default: 8)"),
                           cl::cat(getToolCategory()));
 static cl::opt<std::string> optimizerOption(
     "optimizer", cl::init("none"), cl::sub(maxBatchCommand),
     cl::sub(compileCommand), cl::sub(sweepCommand),
-    cl::desc("The step's update: none (gradients), sgd or adam"),
+    cl::desc("The step's update: none (gradients), sgd or adam (default: "
+             "none)"),
     cl::cat(getToolCategory()));
 static cl::opt<double> lrOption("lr", cl::init(0.0), cl::sub(maxBatchCommand),
                                 cl::sub(compileCommand), cl::sub(sweepCommand),
-                                cl::desc("Learning rate (0: the optimizer's "
-                                         "default)"),
+                                cl::desc("Learning rate (default 0: the "
+                                         "optimizer's own, SGD 0.01, Adam "
+                                         "0.001)"),
                                 cl::cat(getToolCategory()));
 static cl::opt<double>
     momentumOption("momentum", cl::init(0.0), cl::sub(maxBatchCommand),
                    cl::sub(compileCommand), cl::sub(sweepCommand),
-                   cl::desc("SGD momentum"), cl::cat(getToolCategory()));
+                   cl::desc("SGD momentum (default: 0)"),
+                   cl::cat(getToolCategory()));
 static cl::opt<int64_t> classesOption(
     "classes", cl::init(0), cl::sub(maxBatchCommand), cl::sub(compileCommand),
     cl::sub(sweepCommand),
-    cl::desc("Classes of the model's output (checked when given)"),
+    cl::desc("Classes of the model's output (checked when given; default "
+             "0: not checked)"),
     cl::cat(getToolCategory()));
 cl::opt<bool> jsonOutput("json", cl::sub(maxBatchCommand),
                          cl::sub(sweepCommand),
                          cl::desc("Print JSON instead of a table"),
                          cl::cat(getToolCategory()));
 cl::opt<std::string> outputFile("o", cl::init("-"), cl::sub(compileCommand),
-                                cl::desc("Output MLIR file"),
+                                cl::desc("Output MLIR file (default: - for "
+                                  "stdout)"),
                                 cl::cat(getToolCategory()));
 cl::opt<std::string>
     weightsOption("weights", cl::sub(compileCommand),
@@ -169,21 +174,15 @@ FailureOr<int64_t> splitBatch(ModelSpec &spec) {
   return batch;
 }
 
-FailureOr<int64_t> getBudgetBytes(bool allowPercent) {
-  if (budgetOption.empty())
+FailureOr<int64_t> getBudgetBytes() {
+  const ByteSize &budget = rematOptions.budget;
+  if (!budget.isSet())
     return fail("--budget is required (2.5GB, 512MiB, 123456)"), failure();
-  std::string error;
-  std::optional<ByteSize> size = ByteSize::parse(budgetOption, error);
-  if (!size)
-    return fail("--budget: " + error), failure();
-  if (size->isPercent()) {
-    if (!allowPercent)
-      return fail("--budget must be bytes here (2.5GB, 512MiB, 123456): a "
-                  "percentage of which step's peak?"),
-             failure();
-    return int64_t(0);
-  }
-  return size->resolve(0);
+  if (budget.isPercent())
+    return fail("--budget must be bytes here (2.5GB, 512MiB, 123456): a "
+                "percentage of which step's peak?"),
+           failure();
+  return budget.resolve(0);
 }
 
 FailureOr<std::vector<Policy>> getPolicies() {
@@ -196,14 +195,14 @@ FailureOr<std::vector<Policy>> getPolicies() {
         continue;
       std::vector<std::string> ops(checkpointsOption.begin(),
                                    checkpointsOption.end());
-      policies.push_back({"checkpoints", "marks", ops});
+      policies.push_back({"checkpoints", SolverSpec(SolverKind::Marks), ops});
       continue;
     }
     std::string error;
-    RematProblem empty;
-    if (!solve(empty, name.str(), SolverOptions(), error) && !error.empty())
+    std::optional<SolverSpec> solver = SolverSpec::parse(name, error);
+    if (!solver)
       return fail("--policies: " + error), failure();
-    policies.push_back({name.str(), name.str(), {}});
+    policies.push_back({name.str(), *solver, {}});
   }
   if (policies.empty())
     return fail("--policies names no policy"), failure();
@@ -211,7 +210,7 @@ FailureOr<std::vector<Policy>> getPolicies() {
 }
 
 FailureOr<const DeviceProfile *> getDevice(MLIRContext &context) {
-  return lookupDeviceProfile(deviceOption,
+  return lookupDeviceProfile(rematOptions.device,
                              FileLineColLoc::get(&context, "--device", 0, 0));
 }
 

@@ -5,6 +5,7 @@
 
 #include "remat/Analysis/CostModel.h"
 #include "remat/Driver/BatchSearch.h"
+#include "remat/Transforms/RematOptions.h"
 
 #include "llvm/Support/CommandLine.h"
 
@@ -23,9 +24,9 @@ extern llvm::cl::SubCommand sweepCommand;
 extern llvm::cl::opt<std::string> modelFile;
 extern llvm::cl::list<std::string> sampleShapes;
 extern llvm::cl::list<std::string> inputShapes;
-extern llvm::cl::opt<std::string> budgetOption;
-extern llvm::cl::opt<std::string> deviceOption;
-extern llvm::cl::opt<std::string> solverOption;
+/// The rematerialization options of the command line (--budget, --solver,
+/// --device, --work-limit, --time-limit, --fit-arena, ...).
+extern RematOptions rematOptions;
 extern llvm::cl::opt<int64_t> maxBatchOption;
 extern llvm::cl::opt<int> pointsOption;
 extern llvm::cl::opt<bool> jsonOutput;
@@ -48,8 +49,8 @@ FailureOr<ModelSpec> getModelSpec(MLIRContext &context,
 /// dimension every input shares.
 FailureOr<int64_t> splitBatch(ModelSpec &spec);
 
-/// --budget in bytes (a percentage only where `allowPercent`).
-FailureOr<int64_t> getBudgetBytes(bool allowPercent = false);
+/// --budget in bytes: required, and not a percentage.
+FailureOr<int64_t> getBudgetBytes();
 
 /// The policies of --policies and --checkpoints.
 FailureOr<std::vector<Policy>> getPolicies();

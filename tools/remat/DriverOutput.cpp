@@ -133,7 +133,7 @@ void driver::printSweepJson(llvm::raw_ostream &os, const ModelSpec &spec,
   llvm::json::Object root{{"model", spec.modelPath},
                           {"shapes", describeShapes(spec)},
                           {"device", device.name},
-                          {"policy", policy.solver},
+                          {"policy", policy.solver.str()},
                           {"points", std::move(points)}};
   os << llvm::formatv("{0:2}", llvm::json::Value(std::move(root))) << "\n";
 }

@@ -49,8 +49,9 @@ static int runMaxBatch(MLIRContext &context) {
   TrainingStepBuilder steps(&context, *spec);
   std::vector<MaxBatchResult> results;
   for (const Policy &policy : *policies) {
-    FailureOr<MaxBatchResult> result = findMaxBatch(
-        steps, policy, *budget, costModel, maxBatchOption, progress);
+    FailureOr<MaxBatchResult> result =
+        findMaxBatch(steps, policy, *budget, costModel, maxBatchOption,
+                     progress, rematOptions);
     if (failed(result))
       return 1;
     results.push_back(*result);
@@ -61,7 +62,8 @@ static int runMaxBatch(MLIRContext &context) {
     int64_t smallest = INT64_MAX;
     for (const MaxBatchResult &result : results)
       smallest = std::min(smallest, result.evaluation.bytes);
-    return fail("the budget " + budgetOption + " (" + std::to_string(*budget) +
+    return fail("the budget " + rematOptions.budget.str() + " (" +
+                std::to_string(*budget) +
                 " bytes) cannot hold the step at batch 1 under any policy; "
                 "the smallest budget that fits batch 1 is " +
                 std::to_string(smallest) + " bytes");
@@ -76,53 +78,43 @@ static int runMaxBatch(MLIRContext &context) {
 static int runCompile(MLIRContext &context) {
   FailureOr<ModelSpec> spec =
       getModelSpec(context, inputShapes, "--input-shape");
-  if (failed(spec) || failed(getBudgetBytes(/*allowPercent=*/true)))
+  if (failed(spec))
     return 1;
+  if (!rematOptions.budget.isSet())
+    return fail("--budget is required (2.5GB, 512MiB, 123456, 80%)");
   if (outputFile == "-" && weightsOption.empty())
     return fail("writing the MLIR to stdout needs --weights=DIR");
-  TorchScriptImportOptions importOptions;
-  importOptions.inputTypes = spec->sampleTypes;
-  importOptions.weightsPath =
-      weightsOption.empty() ? outputFile + ".weights" : weightsOption;
-  FailureOr<TorchScriptImport> imported =
-      importTorchScript(spec->modelPath, importOptions, &context);
-  if (failed(imported))
+  FailureOr<int64_t> batch = splitBatch(*spec);
+  if (failed(batch))
     return 1;
-  for (auto function : imported->module->getOps<func::FuncOp>()) {
-    AutodiffOptions options = spec->autodiff;
-    auto results = function.getFunctionType().getResults();
-    options.loss =
-        !results.empty() && cast<RankedTensorType>(results[0]).getRank() == 0
-            ? "none"
-            : "cross-entropy";
-    if (failed(differentiateFunction(function, options)))
-      return 1;
-  }
+  std::string weightsPath =
+      weightsOption.empty() ? outputFile + ".weights" : weightsOption;
+  // The same step max-batch and sweep search over, at this batch.
+  FailureOr<TorchScriptImport> step =
+      buildTrainingStep(*spec, *batch, &context, weightsPath);
+  if (failed(step))
+    return 1;
   PassManager pm(&context);
-  RematPipelineOptions pipeline;
-  std::string budgetError;
-  pipeline.budget = *ByteSize::parse(budgetOption, budgetError);
-  pipeline.solver = solverOption;
-  pipeline.device = deviceOption;
-  buildRematPipeline(pm, pipeline);
+  RematOptions options = rematOptions;
+  options.recordSolveTime = !reportPath.empty();
+  buildRematPipeline(pm, options);
   if (!reportPath.empty() || !timelinePath.empty()) {
     RematReportPassOptions report;
     report.path = reportPath;
     report.timeline = timelinePath;
-    report.device = deviceOption;
+    report.device = rematOptions.device;
     pm.addPass(createRematReportPass(report));
   }
-  if (failed(pm.run(*imported->module)))
+  if (failed(pm.run(*step->module)))
     return 1;
   std::string error;
   std::unique_ptr<llvm::ToolOutputFile> output =
       openOutputFile(outputFile, &error);
   if (!output)
     return fail(error);
-  if (!writeWeightsDirectory(importOptions.weightsPath, imported->weights,
-                             error))
+  if (!writeWeightsDirectory(weightsPath, step->weights, error))
     return fail(error);
-  imported->module->print(output->os());
+  step->module->print(output->os());
   output->keep();
   return 0;
 }
@@ -144,9 +136,9 @@ static int runSweep(MLIRContext &context) {
   if (failed(step))
     return 1;
   CostModel costModel(**device);
-  Policy policy{solverOption, solverOption, {}};
+  Policy policy{rematOptions.solver.str(), rematOptions.solver, {}};
   FailureOr<std::vector<SweepPoint>> sweep =
-      sweepBudgets(*step, policy, pointsOption, costModel);
+      sweepBudgets(*step, policy, pointsOption, costModel, rematOptions);
   if (failed(sweep))
     return 1;
   if (!svgPath.empty()) {

@@ -12,6 +12,7 @@
 
 #include "remat/Analysis/CostModel.h"
 #include "remat/Driver/TrainingStep.h"
+#include "remat/Transforms/RematOptions.h"
 
 #include <functional>
 #include <string>
@@ -24,7 +25,7 @@ struct Policy {
   /// As shown in tables: "none", "checkpoints", "sqrt", "auto", ...
   std::string label;
   /// The solver (`none`, `segments=K`, `sqrt`, `heuristic`, `auto`, ...).
-  std::string solver;
+  SolverSpec solver;
   /// With `checkpoints`: the forward ops whose results are kept, as
   /// torch.utils.checkpoint keeps segment inputs; every other forward op is
   /// marked for recomputation and the `marks` solver runs.
@@ -45,11 +46,13 @@ struct PolicyEvaluation {
   std::string status;
 };
 
-/// Plans `step` (every function of it) under `budgetBytes` with `policy`.
+/// Plans `step` (every function of it) under `budgetBytes` with `policy`;
+/// the other rematerialization options (limits, fit-arena) from `options`.
 /// Fails with an error for a checkpoint name no forward op has.
 FailureOr<PolicyEvaluation> evaluatePolicy(ModuleOp step, const Policy &policy,
                                            int64_t budgetBytes,
-                                           const CostModel &costModel);
+                                           const CostModel &costModel,
+                                           const RematOptions &options = {});
 
 struct MaxBatchResult {
   Policy policy;
@@ -65,7 +68,8 @@ struct MaxBatchResult {
 FailureOr<MaxBatchResult>
 findMaxBatch(TrainingStepBuilder &steps, const Policy &policy,
              int64_t budgetBytes, const CostModel &costModel, int64_t maxBatch,
-             const std::function<void(const std::string &)> &progress);
+             const std::function<void(const std::string &)> &progress,
+             const RematOptions &options = {});
 
 /// One point of a budget sweep.
 struct SweepPoint {
@@ -76,10 +80,9 @@ struct SweepPoint {
 /// Evaluates `policy` at `points` budgets evenly spaced from the step's
 /// lower bound (arguments plus the largest single-op working set) to its
 /// peak without recomputation.
-FailureOr<std::vector<SweepPoint>> sweepBudgets(ModuleOp step,
-                                                const Policy &policy,
-                                                int points,
-                                                const CostModel &costModel);
+FailureOr<std::vector<SweepPoint>>
+sweepBudgets(ModuleOp step, const Policy &policy, int points,
+             const CostModel &costModel, const RematOptions &options = {});
 
 } // namespace mlir::remat
 

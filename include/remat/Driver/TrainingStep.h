@@ -10,6 +10,7 @@
 #ifndef REMAT_DRIVER_TRAININGSTEP_H
 #define REMAT_DRIVER_TRAININGSTEP_H
 
+#include "remat/Target/TorchScript/TorchScriptImport.h"
 #include "remat/Transforms/Autodiff.h"
 
 #include "mlir/IR/BuiltinOps.h"
@@ -32,6 +33,16 @@ struct ModelSpec {
   /// When not 0: the classes the model's [N, C] output must have.
   int64_t classes = 0;
 };
+
+/// Imports `spec`'s model at `batch` and differentiates every function of it
+/// into a training step (the loss chosen from the model's result, --classes
+/// checked). `weightsPath` is recorded on the step as where its weights will
+/// be (empty: nowhere). Emits errors and fails when the model cannot be
+/// imported or differentiated at that batch.
+FailureOr<TorchScriptImport> buildTrainingStep(const ModelSpec &spec,
+                                               int64_t batch,
+                                               MLIRContext *context,
+                                               llvm::StringRef weightsPath = "");
 
 class TrainingStepBuilder {
 public:

@@ -31,6 +31,9 @@ public:
   static std::optional<ByteSize> parse(llvm::StringRef text,
                                        std::string &error);
 
+  /// `bytes` bytes, spelled as a plain number.
+  static ByteSize fromBytes(int64_t bytes);
+
   bool isSet() const { return !spelling.empty(); }
   bool isPercent() const { return percent; }
 

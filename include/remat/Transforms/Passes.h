@@ -9,7 +9,7 @@
 #define REMAT_TRANSFORMS_PASSES_H
 
 #include "remat/Dialect/NN/IR/NNDialect.h"
-#include "remat/Support/ByteSize.h"
+#include "remat/Transforms/RematOptions.h"
 
 #include "mlir/IR/BuiltinOps.h"
 #include "mlir/Interfaces/FunctionInterfaces.h"
@@ -23,33 +23,23 @@ namespace mlir::remat {
 #define GEN_PASS_REGISTRATION
 #include "remat/Transforms/Passes.h.inc"
 
-/// Options of remat's default pipeline.
+/// Every function of `module` with a body, wherever it is nested (nested
+/// modules included), in the order they appear: what remat's passes plan.
+SmallVector<FunctionOpInterface> getFunctionsWithBodies(ModuleOp module);
+
+/// The rematerialize pass with `options`.
+std::unique_ptr<Pass> createRematRematerializePass(const RematOptions &options);
+
+/// The options of remat's default pipeline: the rematerialization options.
 struct RematPipelineOptions
     : public PassPipelineOptions<RematPipelineOptions> {
-  Option<ByteSize> budget{*this, "budget",
-                          llvm::cl::desc("Byte budget for arguments + arena")};
-  Option<std::string> solver{*this, "solver", llvm::cl::desc("The solver"),
-                             llvm::cl::init("auto")};
-  Option<int64_t> workLimit{*this, "work-limit",
-                            llvm::cl::desc("Search steps per solver"),
-                            llvm::cl::init(0)};
-  Option<double> timeLimit{*this, "time-limit",
-                           llvm::cl::desc("Seconds per solve"),
-                           llvm::cl::init(60.0)};
-  Option<bool> strict{*this, "strict",
-                      llvm::cl::desc("An unmet budget is an error"),
-                      llvm::cl::init(true)};
-  Option<std::string> device{*this, "device",
-                             llvm::cl::desc("Device profile"),
-                             llvm::cl::init("h200")};
-  Option<bool> recordSolveTime{*this, "record-solve-time",
-                               llvm::cl::desc("Record the solve time"),
-                               llvm::cl::init(false)};
+  RematPassOptionBinding<RematPipelineOptions> remat{*this};
 };
 
 /// remat's default pipeline: rematerialize under the budget, then plan
-/// memory.
-void buildRematPipeline(OpPassManager &pm, const RematPipelineOptions &options);
+/// memory. Works on a module (the passes plan every function in it, nested
+/// modules included).
+void buildRematPipeline(OpPassManager &pm, const RematOptions &options);
 
 /// Registers `remat-pipeline{budget=...}` for pass pipelines.
 void registerRematPipeline();

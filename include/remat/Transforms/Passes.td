@@ -74,36 +74,17 @@ def RematRematerializePass : Pass<"remat-rematerialize", "::mlir::ModuleOp"> {
     ```
 
     Solvers (docs/solvers.md): `none`, `segments=K`, `sqrt`, `marks`,
-    `heuristic`, and `auto`, which runs all of them and keeps the cheapest
-    schedule within the budget. An unmet budget is an error naming the
+    `chain`, `heuristic`, `exact`, and `auto`, which runs the applicable
+    ones and keeps the cheapest schedule within the budget. An unmet budget is an error naming the
     smallest peak reached and the lower bound; with `strict=false` it is a
     warning and the schedule with the smallest peak is applied.
+
+    Options (declared once, in `remat/Transforms/RematOptions.h`, and taken
+    alike by `remat-pipeline`, `remat-opt` and the `remat` driver; `remat-opt
+    --help` lists them with their defaults): `budget`, `solver`,
+    `work-limit`, `time-limit` (seconds), `strict`, `device` (`h200`, `a100`,
+    `v100`, `gtx970m`, `cpu`), `fit-arena` and `record-solve-time`.
   }];
-  let options = [
-    Option<"budget", "budget", "::mlir::remat::ByteSize", /*default=*/"",
-           "Byte budget for arguments + arena: 2.5GB, 512MiB, 123456, or 80% "
-           "of the step's peak as given">,
-    Option<"solver", "solver", "std::string", /*default=*/"\"auto\"",
-           "none, segments=K, sqrt, marks, chain, heuristic, exact or auto">,
-    Option<"workLimit", "work-limit", "int64_t", /*default=*/"0",
-           "Search steps each solver may take (0: its default); results are "
-           "deterministic for a given work limit">,
-    Option<"timeLimit", "time-limit", "double", /*default=*/"60.0",
-           "Wall-clock cap on a solve in seconds (0: none); a solve it cuts "
-           "short may differ from run to run">,
-    Option<"strict", "strict", "bool", /*default=*/"true",
-           "An unmet budget is an error (false: a warning and the smallest "
-           "peak)">,
-    Option<"device", "device", "std::string", /*default=*/"\"h200\"",
-           "Device profile of the cost model: h200, a100, v100, gtx970m, "
-           "cpu">,
-    Option<"fitArena", "fit-arena", "bool", /*default=*/"true",
-           "Hold arguments + the planned arena (not only the peak) within "
-           "the budget">,
-    Option<"recordSolveTime", "record-solve-time", "bool", /*default=*/"false",
-           "Record the solve's wall time in remat.solve (makes the output "
-           "differ from run to run)">,
-  ];
   let statistics = [
     Statistic<"recomputedOps", "recomputed-ops", "Recomputations inserted">,
   ];

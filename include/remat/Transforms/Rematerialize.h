@@ -14,7 +14,7 @@
 
 #include "remat/Analysis/CostModel.h"
 #include "remat/Remat/Solvers.h"
-#include "remat/Support/ByteSize.h"
+#include "remat/Transforms/RematOptions.h"
 
 #include "mlir/Interfaces/FunctionInterfaces.h"
 
@@ -23,25 +23,6 @@
 #include <vector>
 
 namespace mlir::remat {
-
-struct RematOptions {
-  ByteSize budget;
-  std::string solver = "auto";
-  int64_t workLimit = 0;
-  double timeLimitSeconds = 60.0;
-  /// An unmet budget is an error (else a warning and the smallest peak).
-  bool strict = true;
-  /// The budget limits arguments + the planned arena, not only the peak.
-  bool fitArena = true;
-  /// `auto` bounds its choice from below with the stage MILP's LP relaxation
-  /// (SolverOptions::autoLpBound); searches that need only feasibility turn
-  /// it off.
-  bool lowerBound = true;
-  /// Record the solve's wall time in the IR (for the report); off by default
-  /// so that the output is byte-identical across runs.
-  bool recordSolveTime = false;
-  std::function<void(const std::string &)> progress;
-};
 
 /// A function's body as a problem, with the op behind each node.
 struct ExtractedProblem {
@@ -70,8 +51,7 @@ struct RematPlan {
   bool meetsBudget = false;
 };
 
-/// Solves under the budget. Fails with an error for a malformed solver name
-/// or a missing budget.
+/// Solves under the budget. Fails with an error for a missing budget.
 FailureOr<RematPlan> planRematerialization(FunctionOpInterface function,
                                            const ExtractedProblem &extracted,
                                            const RematOptions &options);
