@@ -43,6 +43,8 @@ struct RematRematerializePass
     options.progress = [](const std::string &line) {
       llvm::errs() << "remat: " << line << "\n";
     };
+    if (failed(verifyRematOptions(options, module.getLoc())))
+      return signalPassFailure();
     for (auto function : module.getOps<FunctionOpInterface>()) {
       if (function.isExternal())
         continue;

@@ -183,7 +183,7 @@ FailureOr<int64_t> getBudgetBytes(bool allowPercent) {
              failure();
     return int64_t(0);
   }
-  return size->resolve(0);
+  return size->getBytes();
 }
 
 FailureOr<std::vector<Policy>> getPolicies() {
