@@ -17,7 +17,9 @@ using namespace mlir::remat;
 double MemoryPlan::getFragmentation() const {
   if (peakBytes == 0)
     return 0.0;
-  return static_cast<double>(argumentBytes + getArenaBytes() - peakBytes) /
+  return (static_cast<double>(argumentBytes) +
+          static_cast<double>(getArenaBytes()) -
+          static_cast<double>(peakBytes)) /
          static_cast<double>(peakBytes);
 }
 
@@ -28,7 +30,22 @@ static int64_t getAlignment(Value value) {
              : kTensorAlignment;
 }
 
-MemoryPlan mlir::remat::planMemory(const PeakMemory &analysis) {
+/// The op behind packer item `item` of `plan`: the definer of a value, or the
+/// op of a workspace.
+static Operation *getItemOp(const PeakMemory &analysis, const MemoryPlan &plan,
+                            size_t item) {
+  ArrayRef<ValueLifetime> values = analysis.getValues();
+  if (item < values.size()) {
+    Value value = values[item].value;
+    return value.getDefiningOp();
+  }
+  for (auto [step, workspaceItem] : llvm::enumerate(plan.workspaceItems))
+    if (workspaceItem == static_cast<int64_t>(item))
+      return analysis.getSchedule()[step];
+  return nullptr;
+}
+
+FailureOr<MemoryPlan> mlir::remat::planMemory(const PeakMemory &analysis) {
   MemoryPlan plan;
   plan.argumentBytes = analysis.getArgumentBytes();
   plan.peakBytes = analysis.getPeakBytes();
@@ -44,9 +61,16 @@ MemoryPlan mlir::remat::planMemory(const PeakMemory &analysis) {
     plan.items.push_back({{workspace[step], step, step}, kTensorAlignment});
   }
   plan.packing = packOffsets(plan.items);
+  if (plan.packing.overflows())
+    return getItemOp(analysis, plan, *plan.packing.overflowItem)->emitOpError()
+           << "cannot be placed in the arena: its offset and bytes exceed the "
+              "int64 range";
+  if (!addBytes(plan.argumentBytes, plan.getArenaBytes()))
+    return emitError(analysis.getSchedule().front()->getParentOp()->getLoc())
+           << "arguments + arena (" << plan.argumentBytes << " + "
+           << plan.getArenaBytes() << " bytes) exceed the int64 range";
   if (findPackingConflict(plan.items, plan.packing.offsets))
     llvm::report_fatal_error("remat: the offset packer produced overlapping "
                              "buffers");
   return plan;
 }
-

@@ -46,6 +46,9 @@ std::string mlir::remat::getValueName(Value value) {
 FailureOr<int64_t> mlir::remat::getValueBytes(Value value, Location loc) {
   if (std::optional<int64_t> bytes = getTypeBytes(value.getType()))
     return *bytes;
+  if (exceedsByteRange(value.getType()))
+    return emitError(loc) << "value of type " << value.getType()
+                          << " has more bytes than the int64 range holds";
   return emitError(loc) << "value of type " << value.getType()
                         << " has no static size; remat needs statically "
                            "shaped tensors of sized element types";
@@ -66,7 +69,11 @@ FailureOr<PeakMemory> PeakMemory::analyze(FunctionOpInterface function) {
     FailureOr<int64_t> bytes = getValueBytes(argument, argument.getLoc());
     if (failed(bytes))
       return failure();
-    result.argumentBytes += *bytes;
+    std::optional<int64_t> sum = addBytes(result.argumentBytes, *bytes);
+    if (!sum)
+      return emitError(argument.getLoc())
+             << "the arguments' bytes exceed the int64 range at this argument";
+    result.argumentBytes = *sum;
   }
 
   Operation *terminator = block.getTerminator();
@@ -111,6 +118,10 @@ FailureOr<PeakMemory> PeakMemory::analyze(FunctionOpInterface function) {
     lifetimes.push_back({result.workspaceBytes[step], step, step});
   result.profile = computeLiveProfile(result.argumentBytes, lifetimes,
                                       lastStep + 1);
+  if (result.profile.overflows())
+    return result.schedule[result.profile.overflowStep]->emitOpError()
+           << "runs with more bytes live than the int64 range holds "
+              "(arguments, live values and workspace)";
   return result;
 }
 

@@ -159,9 +159,11 @@ FailureOr<MaxBatchResult> mlir::remat::findMaxBatch(
   // fits and the first that does not.
   int64_t good = 1, bad = 0;
   while (!bad) {
-    int64_t next = std::min(good * 2, maxBatch);
-    if (next == good)
+    int64_t next = good > maxBatch / 2 ? maxBatch : good * 2;
+    if (next <= good) {
+      result.capped = true;
       break;
+    }
     FailureOr<PolicyEvaluation> evaluation = tryBatch(next);
     if (failed(evaluation))
       return failure();

@@ -212,7 +212,7 @@ SolverResult mlir::remat::solveChain(const RematProblem &problem,
   auto cutBytes = [&](int cut) {
     int64_t bytes = 0;
     for (ValueId result : problem.nodes[cuts[cut]].results)
-      bytes += problem.values[result].bytes;
+      bytes = addBytesSaturated(bytes, problem.values[result].bytes);
     return bytes;
   };
 
@@ -241,10 +241,11 @@ SolverResult mlir::remat::solveChain(const RematProblem &problem,
       SegmentFacts facts = measurer.measure(from, to);
       for (size_t s = 0; s < front.size(); ++s) {
         const ChainState &state = front[s];
-        if (state.keptBefore + facts.liveBytes <= options.budgetBytes)
-          states[to + 1].push_back({state.keptBefore + ownBytes,
-                                    state.cost + facts.recomputeCost, from,
-                                    int(s)});
+        if (addBytesSaturated(state.keptBefore, facts.liveBytes) <=
+            options.budgetBytes)
+          states[to + 1].push_back(
+              {addBytesSaturated(state.keptBefore, ownBytes),
+               state.cost + facts.recomputeCost, from, int(s)});
       }
     }
     // The last segment: run once and kept, or dropped and recomputed like
@@ -254,7 +255,8 @@ SolverResult mlir::remat::solveChain(const RematProblem &problem,
       for (size_t s = 0; s < front.size(); ++s) {
         const ChainState &state = front[s];
         double cost = state.cost + facts.recomputeCost;
-        if (state.keptBefore + facts.liveBytes <= options.budgetBytes &&
+        if (addBytesSaturated(state.keptBefore, facts.liveBytes) <=
+                options.budgetBytes &&
             cost < bestCost) {
           bestCost = cost;
           bestCut = from;

@@ -443,7 +443,8 @@ SolverResult mlir::remat::solveMilpFrom(const RematProblem &problem,
                          ? int(std::min<int64_t>(options.workLimit, INT32_MAX))
                          : kDefaultMaxBranchNodes);
   }
-  if (options.timeLimitSeconds > 0)
+  // As the heuristic does: a limit beyond about 31 years is no limit.
+  if (options.timeLimitSeconds > 0 && options.timeLimitSeconds < 1e9)
     Cbc_setMaximumSeconds(model.get(), options.timeLimitSeconds);
   Cbc_setAllowableGap(model.get(), 0.0);
   Cbc_setAllowableFractionGap(model.get(), 1e-9);

@@ -4,15 +4,19 @@
 // already placed items whose lifetimes overlap its own, sorted by offset, and
 // look at the free gaps between them: the greedy strategies take the lowest
 // gap that fits, best-fit the tightest. Quadratic in the number of items, which
-// is fine for training steps of thousands of ops.
+// is fine for training steps of thousands of ops. Offsets and ends are
+// checked: an item that would end beyond the int64 range stops the packing
+// and is reported, never wrapped to an overlapping offset.
 //
 //===----------------------------------------------------------------------===//
 
 #include "remat/Remat/OffsetPacker.h"
 
+#include "llvm/Support/CheckedArithmetic.h"
 #include "llvm/Support/MathExtras.h"
 
 #include <algorithm>
+#include <limits>
 #include <numeric>
 
 using namespace mlir::remat;
@@ -53,8 +57,8 @@ std::vector<size_t> getPlacementOrder(llvm::ArrayRef<PackItem> items,
   };
   auto byArea = [&](size_t a, size_t b) {
     const Lifetime &la = items[a].lifetime, &lb = items[b].lifetime;
-    int64_t areaA = la.bytes * (la.last - la.first + 1);
-    int64_t areaB = lb.bytes * (lb.last - lb.first + 1);
+    __int128 areaA = __int128(la.bytes) * (la.last - la.first + 1);
+    __int128 areaB = __int128(lb.bytes) * (lb.last - lb.first + 1);
     return std::make_tuple(-areaA, la.first, a) <
            std::make_tuple(-areaB, lb.first, b);
   };
@@ -72,23 +76,37 @@ std::vector<size_t> getPlacementOrder(llvm::ArrayRef<PackItem> items,
   return order;
 }
 
+/// `value` rounded up to a multiple of `align`, or std::nullopt beyond the
+/// int64 range.
+std::optional<int64_t> alignUp(int64_t value, int64_t align) {
+  std::optional<int64_t> padded = llvm::checkedAdd(value, align - 1);
+  if (!padded)
+    return std::nullopt;
+  return *padded / align * align;
+}
+
 /// Chooses the offset of `item` among the `busy` byte ranges (sorted by
-/// begin) of items live at the same time.
-int64_t chooseOffset(const PackItem &item, llvm::ArrayRef<Placed> busy,
-                     PackStrategy strategy) {
+/// begin) of items live at the same time; std::nullopt when the item would
+/// end beyond the int64 range.
+std::optional<int64_t> chooseOffset(const PackItem &item,
+                                    llvm::ArrayRef<Placed> busy,
+                                    PackStrategy strategy) {
   int64_t size = item.lifetime.bytes;
   int64_t align = std::max<int64_t>(item.alignment, 1);
   int64_t cursor = 0;
   std::optional<int64_t> best;
   int64_t bestSlack = 0;
   for (const Placed &range : busy) {
-    int64_t start = llvm::alignTo(cursor, align);
-    if (start + size <= range.begin) {
+    std::optional<int64_t> start = alignUp(cursor, align);
+    if (!start)
+      break;
+    std::optional<int64_t> end = llvm::checkedAdd(*start, size);
+    if (end && *end <= range.begin) {
       if (strategy != PackStrategy::BestFit)
-        return start;
-      int64_t slack = range.begin - start - size;
+        return *start;
+      int64_t slack = range.begin - *end;
       if (!best || slack < bestSlack) {
-        best = start;
+        best = *start;
         bestSlack = slack;
       }
     }
@@ -96,7 +114,10 @@ int64_t chooseOffset(const PackItem &item, llvm::ArrayRef<Placed> busy,
   }
   if (best)
     return *best;
-  return llvm::alignTo(cursor, align);
+  std::optional<int64_t> start = alignUp(cursor, align);
+  if (!start || !llvm::checkedAdd(*start, size))
+    return std::nullopt;
+  return *start;
 }
 } // namespace
 
@@ -119,10 +140,15 @@ Packing mlir::remat::packOffsets(llvm::ArrayRef<PackItem> items,
     std::sort(busy.begin(), busy.end(), [](const Placed &a, const Placed &b) {
       return std::make_pair(a.begin, a.end) < std::make_pair(b.begin, b.end);
     });
-    int64_t offset = chooseOffset(item, busy, strategy);
-    packing.offsets[index] = offset;
+    std::optional<int64_t> offset = chooseOffset(item, busy, strategy);
+    if (!offset) {
+      packing.overflowItem = index;
+      packing.arenaBytes = std::numeric_limits<int64_t>::max();
+      return packing;
+    }
+    packing.offsets[index] = *offset;
     packing.arenaBytes =
-        std::max(packing.arenaBytes, offset + item.lifetime.bytes);
+        std::max(packing.arenaBytes, *offset + item.lifetime.bytes);
     placedItems.push_back(index);
   }
   return packing;
@@ -133,7 +159,8 @@ Packing mlir::remat::packOffsets(llvm::ArrayRef<PackItem> items) {
   for (PackStrategy strategy :
        {PackStrategy::BestFit, PackStrategy::GreedyByArea}) {
     Packing candidate = packOffsets(items, strategy);
-    if (candidate.arenaBytes < best.arenaBytes)
+    if (!candidate.overflows() &&
+        (best.overflows() || candidate.arenaBytes < best.arenaBytes))
       best = std::move(candidate);
   }
   return best;
@@ -150,8 +177,9 @@ mlir::remat::findPackingConflict(llvm::ArrayRef<PackItem> items,
         continue;
       if (items[i].lifetime.bytes == 0 || items[j].lifetime.bytes == 0)
         continue;
-      bool disjoint = offsets[i] + items[i].lifetime.bytes <= offsets[j] ||
-                      offsets[j] + items[j].lifetime.bytes <= offsets[i];
+      bool disjoint =
+          __int128(offsets[i]) + items[i].lifetime.bytes <= offsets[j] ||
+          __int128(offsets[j]) + items[j].lifetime.bytes <= offsets[i];
       if (!disjoint)
         return std::make_pair(i, j);
     }
@@ -166,5 +194,7 @@ int64_t mlir::remat::getPackingLowerBound(llvm::ArrayRef<PackItem> items) {
     lifetimes.push_back(item.lifetime);
     numSteps = std::max(numSteps, item.lifetime.last + 1);
   }
-  return computeLiveProfile(0, lifetimes, numSteps).peakBytes;
+  LiveProfile profile = computeLiveProfile(0, lifetimes, numSteps);
+  return profile.overflows() ? std::numeric_limits<int64_t>::max()
+                             : profile.peakBytes;
 }

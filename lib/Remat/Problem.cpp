@@ -54,18 +54,36 @@ double RematProblem::getTotalCost() const {
   return total;
 }
 
+std::optional<NodeId> RematProblem::findByteOverflow() const {
+  std::optional<int64_t> total = argumentBytes;
+  for (size_t id = 0; id < nodes.size() && total; ++id) {
+    total = addBytes(*total, nodes[id].workspaceBytes);
+    for (ValueId result : nodes[id].results) {
+      if (!total)
+        break;
+      const RematValue &value = values[result];
+      total = addBytes(*total, value.bytes);
+      if (total)
+        total = addBytes(*total, std::max<int64_t>(value.alignment, 1) - 1);
+    }
+    if (!total)
+      return static_cast<NodeId>(id);
+  }
+  return std::nullopt;
+}
+
 int64_t RematProblem::getPeakLowerBound() const {
   int64_t largest = 0;
   for (const RematNode &node : nodes) {
     std::set<ValueId> distinct(node.operands.begin(), node.operands.end());
     int64_t bytes = node.workspaceBytes;
     for (ValueId operand : distinct)
-      bytes += values[operand].bytes;
+      bytes = addBytesSaturated(bytes, values[operand].bytes);
     for (ValueId result : node.results)
-      bytes += values[result].bytes;
+      bytes = addBytesSaturated(bytes, values[result].bytes);
     largest = std::max(largest, bytes);
   }
-  return argumentBytes + largest;
+  return addBytesSaturated(argumentBytes, largest);
 }
 
 Schedule mlir::remat::getStartingSchedule(const RematProblem &problem) {
@@ -148,6 +166,14 @@ Simulation mlir::remat::simulate(const RematProblem &problem,
   }
   LiveProfile profile =
       computeLiveProfile(problem.argumentBytes, result.buffers, numSteps);
+  if (profile.overflows()) {
+    result.overflowStep = profile.overflowStep;
+    result.error = "the bytes live at step " +
+                   std::to_string(profile.overflowStep) + " ('" +
+                   problem.nodes[schedule.steps[profile.overflowStep]].name +
+                   "') exceed the int64 range";
+    return result;
+  }
   result.liveBytes = std::move(profile.liveBytes);
   result.peakBytes = profile.peakBytes;
   result.peakStep = profile.peakStep;

@@ -19,7 +19,9 @@ SolverResult mlir::remat::finish(const RematProblem &problem,
   result.schedule = std::move(schedule);
   if (!result.simulation.valid) {
     result.status = SolveStatus::NotApplicable;
-    result.message = "internal error: " + result.simulation.error;
+    result.message = result.simulation.overflowStep >= 0
+                         ? result.simulation.error
+                         : "internal error: " + result.simulation.error;
     return result;
   }
   result.status = result.simulation.peakBytes <= options.budgetBytes

@@ -131,14 +131,23 @@ static bool isBetter(const SolverResult &a, const SolverResult &b) {
   return a.simulation.peakBytes < b.simulation.peakBytes;
 }
 
+/// `seconds` after `start`, or no deadline for a limit that is not positive
+/// or too far away for the clock (its nanoseconds would overflow: beyond a
+/// few centuries, i.e. no limit in practice).
+static std::optional<Clock::time_point> getDeadline(Clock::time_point start,
+                                                    double seconds) {
+  constexpr double kNoLimitSeconds = 1e9; // about 31 years
+  if (!(seconds > 0) || !(seconds < kNoLimitSeconds))
+    return std::nullopt;
+  return start + std::chrono::duration_cast<Clock::duration>(
+                     std::chrono::duration<double>(seconds));
+}
+
 SolverResult mlir::remat::solveHeuristic(const RematProblem &problem,
                                          const SolverOptions &options) {
   Clock::time_point start = Clock::now();
-  std::optional<Clock::time_point> deadline;
-  if (options.timeLimitSeconds > 0)
-    deadline =
-        start + std::chrono::duration_cast<Clock::duration>(
-                    std::chrono::duration<double>(options.timeLimitSeconds));
+  std::optional<Clock::time_point> deadline =
+      getDeadline(start, options.timeLimitSeconds);
   // Each score gets an equal share of the work limit, once holding an
   // evicted value's operands (one-step recomputation) and once allowing
   // chains of recomputation.
@@ -225,6 +234,11 @@ SolverResult mlir::remat::solveAuto(const RematProblem &problem,
 SolverResult mlir::remat::solve(const RematProblem &problem,
                                 const SolverSpec &spec,
                                 const SolverOptions &options) {
+  if (std::optional<NodeId> node = problem.findByteOverflow())
+    return notApplicable(spec.str(),
+                         "the step's bytes (arguments, every value and "
+                         "workspace) exceed the int64 range at '" +
+                             problem.nodes[*node].name + "'");
   switch (spec.getKind()) {
   case SolverKind::None:
     return solveNone(problem, options);

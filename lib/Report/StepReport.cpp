@@ -38,7 +38,7 @@ static std::vector<std::string> getKeptValues(const PeakMemory &analysis) {
 }
 
 /// Offsets of each value: from the function's plan if it has one.
-static llvm::DenseMap<Value, int64_t>
+static FailureOr<llvm::DenseMap<Value, int64_t>>
 getOffsets(FunctionOpInterface function, const PeakMemory &analysis,
            int64_t &arenaBytes) {
   llvm::DenseMap<Value, int64_t> offsets;
@@ -61,10 +61,12 @@ getOffsets(FunctionOpInterface function, const PeakMemory &analysis,
     }
     return offsets;
   }
-  MemoryPlan plan = planMemory(analysis);
-  arenaBytes = plan.getArenaBytes();
+  FailureOr<MemoryPlan> plan = planMemory(analysis);
+  if (failed(plan))
+    return failure();
+  arenaBytes = plan->getArenaBytes();
   for (auto [index, info] : llvm::enumerate(analysis.getValues()))
-    offsets[info.value] = plan.getValueOffset(index);
+    offsets[info.value] = plan->getValueOffset(index);
   return offsets;
 }
 
@@ -149,9 +151,10 @@ mlir::remat::buildStepReport(FunctionOpInterface function,
     report.peakOp = getOpName(peakOp).empty()
                         ? peakOp->getName().getStringRef().str()
                         : getOpName(peakOp).str();
-  llvm::DenseMap<Value, int64_t> offsets =
+  FailureOr<llvm::DenseMap<Value, int64_t>> offsets =
       getOffsets(function, *analysis, report.arenaBytes);
-  if (failed(addOps(report, function, *analysis, costModel, offsets)))
+  if (failed(offsets) ||
+      failed(addOps(report, function, *analysis, costModel, *offsets)))
     return failure();
   report.kept = getKeptValues(*analysis);
   report.liveBytesAfter.assign(analysis->getLiveBytes().begin(),

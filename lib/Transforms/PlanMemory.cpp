@@ -50,10 +50,12 @@ struct RematPlanMemoryPass
       FailureOr<PeakMemory> analysis = PeakMemory::analyze(function);
       if (failed(analysis))
         return signalPassFailure();
-      MemoryPlan plan = planMemory(*analysis);
-      annotateMemoryPlan(function, *analysis, plan);
-      arenaBytes += plan.getArenaBytes();
-      peakBytes += plan.peakBytes;
+      FailureOr<MemoryPlan> plan = planMemory(*analysis);
+      if (failed(plan))
+        return signalPassFailure();
+      annotateMemoryPlan(function, *analysis, *plan);
+      arenaBytes += plan->getArenaBytes();
+      peakBytes += plan->peakBytes;
     }
   }
 };

@@ -15,6 +15,7 @@
 #include "mlir/IR/Builders.h"
 #include "mlir/Interfaces/SideEffectInterfaces.h"
 #include "llvm/ADT/DenseMap.h"
+#include "llvm/Support/Format.h"
 
 #include <chrono>
 
@@ -106,13 +107,72 @@ mlir::remat::extractRematProblem(FunctionOpInterface function,
 // Planning
 //===----------------------------------------------------------------------===//
 
-/// The arena the schedule needs, packed as remat-plan-memory packs it.
-static int64_t getArenaBytes(const Simulation &simulation) {
+LogicalResult mlir::remat::verifyRematOptions(const RematOptions &options,
+                                              Location loc) {
+  if (!(options.timeLimitSeconds >= 0)) {
+    std::string limit;
+    llvm::raw_string_ostream(limit)
+        << llvm::format("%g", options.timeLimitSeconds);
+    return emitError(loc) << "time-limit must be a non-negative number of "
+                             "seconds (0 for none), got "
+                          << limit;
+  }
+  if (options.workLimit < 0)
+    return emitError(loc) << "work-limit must be a non-negative count of "
+                             "search steps (0 for the solver's default), got "
+                          << options.workLimit;
+  return success();
+}
+
+/// The op that runs at `step` of `schedule`.
+static Operation *getStepOp(const ExtractedProblem &extracted,
+                            const Schedule &schedule, int64_t step) {
+  return extracted.ops[schedule.steps[step]];
+}
+
+/// The arena the schedule needs, packed as remat-plan-memory packs it; an
+/// error at the op whose buffer would end beyond the int64 range.
+static FailureOr<int64_t> getArenaBytes(const ExtractedProblem &extracted,
+                                        const SolverResult &result) {
+  const Simulation &simulation = result.simulation;
   std::vector<PackItem> items;
   for (auto [buffer, alignment] :
        llvm::zip(simulation.buffers, simulation.alignments))
     items.push_back({buffer, alignment});
-  return packOffsets(items).arenaBytes;
+  Packing packing = packOffsets(items);
+  if (packing.overflows()) {
+    // Every buffer starts at the step that defines it.
+    int64_t step = items[*packing.overflowItem].lifetime.first;
+    return getStepOp(extracted, result.schedule, step)->emitOpError()
+           << "cannot be placed in the arena: its offset and bytes exceed the "
+              "int64 range";
+  }
+  return packing.arenaBytes;
+}
+
+/// Checks that the step's bytes can be summed in int64 by every solver, and
+/// resolves the budget; errors name the op where a sum overflows.
+static FailureOr<int64_t> checkBytesAndResolveBudget(
+    FunctionOpInterface function, const ExtractedProblem &extracted,
+    const Simulation &before, const RematOptions &options) {
+  const RematProblem &problem = extracted.problem;
+  if (std::optional<NodeId> node = problem.findByteOverflow())
+    return extracted.ops[*node]->emitOpError()
+           << "brings the step's bytes (arguments, every value and workspace "
+              "so far) beyond the int64 range, which remat cannot plan";
+  if (!before.valid) {
+    if (before.overflowStep >= 0)
+      return extracted.ops[before.overflowStep]->emitOpError()
+             << "runs with more bytes live than the int64 range holds";
+    return emitError(function.getLoc())
+           << "internal error: the given order is invalid: " << before.error;
+  }
+  std::string error;
+  std::optional<int64_t> budget =
+      options.budget.resolve(before.peakBytes, error);
+  if (!budget)
+    return emitError(function.getLoc()) << "budget " << error;
+  return *budget;
 }
 
 FailureOr<RematPlan>
@@ -124,12 +184,18 @@ mlir::remat::planRematerialization(FunctionOpInterface function,
     return emitError(function.getLoc(),
                      "rematerialization needs a budget (the 'budget' option, "
                      "e.g. budget=2.5GB or 80%)");
+  if (failed(verifyRematOptions(options, function.getLoc())))
+    return failure();
   RematPlan plan;
   Simulation before = simulate(problem, getStartingSchedule(problem));
+  FailureOr<int64_t> budget =
+      checkBytesAndResolveBudget(function, extracted, before, options);
+  if (failed(budget))
+    return failure();
   plan.peakBytesBefore = before.peakBytes;
   plan.costBefore = before.cost;
   plan.liveBytesBefore = before.liveBytes;
-  plan.budgetBytes = options.budget.resolve(before.peakBytes);
+  plan.budgetBytes = *budget;
 
   auto start = std::chrono::steady_clock::now();
   SolverOptions solverOptions;
@@ -145,10 +211,18 @@ mlir::remat::planRematerialization(FunctionOpInterface function,
     if (!plan.result.hasSchedule())
       break;
     const Simulation &simulation = plan.result.simulation;
-    plan.arenaBytes = getArenaBytes(simulation);
-    int64_t total = options.fitArena
-                        ? problem.argumentBytes + plan.arenaBytes
-                        : simulation.peakBytes;
+    FailureOr<int64_t> arenaBytes = getArenaBytes(extracted, plan.result);
+    if (failed(arenaBytes))
+      return failure();
+    plan.arenaBytes = *arenaBytes;
+    std::optional<int64_t> argumentsAndArena =
+        addBytes(problem.argumentBytes, plan.arenaBytes);
+    if (!argumentsAndArena)
+      return emitError(function.getLoc())
+             << "arguments + arena (" << problem.argumentBytes << " + "
+             << plan.arenaBytes << " bytes) exceed the int64 range";
+    int64_t total =
+        options.fitArena ? *argumentsAndArena : simulation.peakBytes;
     plan.meetsBudget = total <= plan.budgetBytes;
     bool solverFits = plan.result.status == SolveStatus::Feasible ||
                       plan.result.status == SolveStatus::Optimal;

@@ -55,6 +55,8 @@ struct RematRematerializePass
     values.progress = [](const std::string &line) {
       llvm::errs() << "remat: " << line << "\n";
     };
+    if (failed(verifyRematOptions(values, module.getLoc())))
+      return signalPassFailure();
     for (FunctionOpInterface function : getFunctionsWithBodies(module)) {
       if (failed(rematerializeFunction(function, costModel, values)))
         return signalPassFailure();

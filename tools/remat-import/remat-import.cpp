@@ -17,6 +17,7 @@
 #include "mlir/IR/Diagnostics.h"
 #include "mlir/IR/MLIRContext.h"
 #include "mlir/Support/FileUtilities.h"
+#include "llvm/ADT/StringExtras.h"
 #include "llvm/Support/CommandLine.h"
 #include "llvm/Support/InitLLVM.h"
 #include "llvm/Support/SourceMgr.h"
@@ -59,6 +60,16 @@ static int fail(const llvm::Twine &message) {
   return 1;
 }
 
+/// An MLIR bare identifier, which a symbol name prints as without quotes:
+/// a letter or `_`, then letters, digits, `_`, `$` and `.`.
+static bool isBareIdentifier(StringRef name) {
+  if (name.empty() || !(llvm::isAlpha(name.front()) || name.front() == '_'))
+    return false;
+  return llvm::all_of(name, [](char c) {
+    return llvm::isAlnum(c) || c == '_' || c == '$' || c == '.';
+  });
+}
+
 int main(int argc, char **argv) {
   llvm::InitLLVM init(argc, argv);
   cl::HideUnrelatedOptions(getToolCategory());
@@ -67,6 +78,10 @@ int main(int argc, char **argv) {
   if (outputFile == "-" && weightsOption.empty())
     return fail("writing the MLIR to stdout needs --weights=DIR for the "
                 "weights");
+  if (!isBareIdentifier(functionName))
+    return fail("--function-name '" + functionName +
+                "' is not a function name: expected a letter or '_', then "
+                "letters, digits, '_', '$' or '.'");
 
   MLIRContext context;
   TorchScriptImportOptions options;

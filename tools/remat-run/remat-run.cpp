@@ -62,6 +62,29 @@ static cl::opt<double>
               cl::desc("Largest relative difference accepted (0: bitwise)"),
               cl::cat(getToolCategory()));
 
+/// Checks the options the command line parser cannot: says what is wrong
+/// with the first bad one and returns false.
+static bool checkOptions() {
+  auto fail = [](const llvm::Twine &message) {
+    llvm::errs() << "remat-run: " << message << "\n";
+    return false;
+  };
+  if (!inputsDir.empty() && !llvm::sys::fs::is_directory(inputsDir))
+    return fail("--inputs: '" + inputsDir + "' is not a directory");
+  if (classes < 0)
+    return fail("--classes must be a positive class count (0: the default), "
+                "got " +
+                llvm::Twine(classes.getValue()));
+  if (!(tolerance >= 0.0)) {
+    std::string value;
+    llvm::raw_string_ostream(value) << llvm::format("%g", tolerance.getValue());
+    return fail("--tolerance must be a non-negative relative difference, "
+                "got " +
+                value);
+  }
+  return true;
+}
+
 /// The function to run: the module's only function with a body.
 static FailureOr<FunctionOpInterface> getFunction(ModuleOp module) {
   FunctionOpInterface found;
@@ -198,6 +221,8 @@ int main(int argc, char **argv) {
   cl::HideUnrelatedOptions(getToolCategory());
   cl::ParseCommandLineOptions(argc, argv,
                               "remat-run: run a training step on the CPU\n");
+  if (!checkOptions())
+    return 1;
   DialectRegistry registry;
   registerAllDialects(registry);
   MLIRContext context(registry);

@@ -182,7 +182,7 @@ FailureOr<int64_t> getBudgetBytes() {
     return fail("--budget must be bytes here (2.5GB, 512MiB, 123456): a "
                 "percentage of which step's peak?"),
            failure();
-  return budget.resolve(0);
+  return budget.getBytes();
 }
 
 FailureOr<std::vector<Policy>> getPolicies() {

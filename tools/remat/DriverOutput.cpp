@@ -56,11 +56,21 @@ void driver::printMaxBatchTable(llvm::raw_ostream &os, const ModelSpec &spec,
           << llvm::format("%.2fx", double(result.batch) / double(noneBatch));
     const PolicyEvaluation &at = result.evaluation;
     bool any = result.batch > 0;
-    os << llvm::format("%-14s %9lld %8s %11s %12s %14lld  %s\n",
-                       result.policy.label.c_str(), (long long)result.batch,
+    std::string batch =
+        std::to_string(result.batch) + (result.capped ? "*" : "");
+    os << llvm::format("%-14s %9s %8s %11s %12s %14lld  %s\n",
+                       result.policy.label.c_str(), batch.c_str(),
                        ratio.c_str(), any ? percent(at.extraTime).c_str() : "-",
                        any ? percent(at.extraFlops).c_str() : "-",
                        (long long)(any ? at.bytes : 0), at.solver.c_str());
+  }
+  for (const MaxBatchResult &result : results) {
+    if (!result.capped)
+      continue;
+    os << "\n* " << result.batch
+       << " is the --max-batch cap: larger batches were not tried and may "
+          "fit too\n";
+    break;
   }
   os << "\nextra time: estimated on the " << device.name
      << " profile; extra FLOPs: recomputed arithmetic; both against the same "
@@ -76,6 +86,7 @@ void driver::printMaxBatchJson(llvm::raw_ostream &os, const ModelSpec &spec,
     const PolicyEvaluation &at = result.evaluation;
     llvm::json::Object entry{{"policy", result.policy.label},
                              {"max_batch", result.batch},
+                             {"capped", result.capped},
                              {"solver", at.solver},
                              {"status", at.status}};
     if (result.batch > 0) {

@@ -45,6 +45,9 @@ static int runMaxBatch(MLIRContext &context) {
   FailureOr<const DeviceProfile *> device = getDevice(context);
   if (failed(spec) || failed(budget) || failed(policies) || failed(device))
     return 1;
+  if (maxBatchOption < 1)
+    return fail("--max-batch must be at least 1, got " +
+                std::to_string(maxBatchOption));
   CostModel costModel(**device);
   TrainingStepBuilder steps(&context, *spec);
   std::vector<MaxBatchResult> results;

@@ -32,4 +32,27 @@ TEST(LiveProfile, EmptySchedule) {
   EXPECT_TRUE(profile.liveBytes.empty());
 }
 
+TEST(LiveProfile, OverflowIsReportedNotWrapped) {
+  // Three 6.2e18-byte buffers live at step 1: the sum leaves int64 there.
+  constexpr int64_t kHuge = 6'200'000'000'000'000'000;
+  std::vector<Lifetime> buffers = {{kHuge, 0, 1}, {kHuge, 1, 2}, {kHuge, 1, 1}};
+  LiveProfile profile = computeLiveProfile(0, buffers, 3);
+  EXPECT_TRUE(profile.overflows());
+  EXPECT_EQ(profile.overflowStep, 1);
+  EXPECT_EQ(profile.liveBytes, (std::vector<int64_t>{kHuge}));
+  // Arguments count too.
+  EXPECT_EQ(computeLiveProfile(kHuge, {{kHuge, 0, 0}}, 1).overflowStep, 0);
+  // Large but in range: exact.
+  LiveProfile fits = computeLiveProfile(1, {{INT64_MAX - 1, 0, 0}}, 1);
+  EXPECT_FALSE(fits.overflows());
+  EXPECT_EQ(fits.peakBytes, INT64_MAX);
+}
+
+TEST(ByteSums, CheckedAndSaturated) {
+  EXPECT_EQ(addBytes(INT64_MAX - 1, 1), INT64_MAX);
+  EXPECT_EQ(addBytes(INT64_MAX, 1), std::nullopt);
+  EXPECT_EQ(addBytesSaturated(INT64_MAX, 1), INT64_MAX);
+  EXPECT_EQ(addBytesSaturated(3, 4), 7);
+}
+
 } // namespace

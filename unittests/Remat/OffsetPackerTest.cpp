@@ -117,4 +117,35 @@ TEST(OffsetPacker, Deterministic) {
   EXPECT_EQ(packOffsets(items).offsets, packOffsets(items).offsets);
 }
 
+TEST(OffsetPacker, OffsetsBeyondInt64AreReportedNotWrapped) {
+  // Three 6.2e18-byte buffers live at once: the second would end beyond
+  // INT64_MAX under every strategy; none is placed over another.
+  constexpr int64_t kHuge = 6'200'000'000'000'000'000;
+  std::vector<PackItem> items = {item(kHuge, 0, 2), item(kHuge, 0, 2),
+                                 item(kHuge, 0, 2)};
+  for (PackStrategy strategy :
+       {PackStrategy::GreedyBySize, PackStrategy::BestFit,
+        PackStrategy::GreedyByArea}) {
+    Packing packing = packOffsets(items, strategy);
+    EXPECT_TRUE(packing.overflows()) << stringifyPackStrategy(strategy).str();
+  }
+  Packing packing = packOffsets(items);
+  ASSERT_TRUE(packing.overflows());
+  EXPECT_EQ(packing.arenaBytes, INT64_MAX);
+  EXPECT_EQ(getPackingLowerBound(items), INT64_MAX);
+  // Alignment padding alone can push an end out of range.
+  std::vector<PackItem> padded = {item(INT64_MAX - 10, 0, 0),
+                                  item(1, 0, 0, 256)};
+  EXPECT_TRUE(packOffsets(padded).overflows());
+  // Disjoint lifetimes share offset 0 however large.
+  std::vector<PackItem> disjoint = {item(kHuge, 0, 0), item(kHuge, 1, 1),
+                                    item(kHuge, 2, 2)};
+  Packing shared = packOffsets(disjoint);
+  EXPECT_FALSE(shared.overflows());
+  EXPECT_EQ(shared.arenaBytes, kHuge);
+  // The conflict check does not wrap either.
+  EXPECT_EQ(findPackingConflict(items, {0, INT64_MAX - 5, 0}),
+            std::make_pair(size_t(0), size_t(2)));
+}
+
 } // namespace

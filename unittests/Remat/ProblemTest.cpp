@@ -79,4 +79,32 @@ TEST(Simulate, RejectsInvalidSchedules) {
             std::string::npos);
 }
 
+TEST(Simulate, LiveBytesBeyondInt64AreAnError) {
+  // a, b and c (6.2e18 bytes each) all live while c runs.
+  constexpr int64_t kHuge = 6'200'000'000'000'000'000;
+  RematProblem problem;
+  problem.addNode("a", 1.0, {kHuge});
+  problem.addNode("b", 1.0, {kHuge}, {0});
+  problem.addNode("c", 1.0, {kHuge}, {1, 0});
+  problem.values[2].isOutput = true;
+  Simulation simulation = simulate(problem, getStartingSchedule(problem));
+  EXPECT_FALSE(simulation.valid);
+  EXPECT_EQ(simulation.overflowStep, 1);
+  EXPECT_EQ(simulation.error,
+            "the bytes live at step 1 ('b') exceed the int64 range");
+  EXPECT_EQ(problem.findByteOverflow(), 1);
+  EXPECT_EQ(problem.getPeakLowerBound(), INT64_MAX);
+}
+
+TEST(Problem, ByteTotalCountsArgumentsAlignmentAndWorkspace) {
+  RematProblem problem = makeChain();
+  EXPECT_EQ(problem.findByteOverflow(), std::nullopt);
+  problem.nodes[1].workspaceBytes = INT64_MAX - 1300;
+  EXPECT_EQ(problem.findByteOverflow(), std::nullopt);
+  problem.values[2].alignment = 256;
+  EXPECT_EQ(problem.findByteOverflow(), 2);
+  problem.argumentBytes = INT64_MAX;
+  EXPECT_EQ(problem.findByteOverflow(), 0);
+}
+
 } // namespace

@@ -12,6 +12,7 @@
 
 #include "gtest/gtest.h"
 
+#include <limits>
 #include <random>
 
 using namespace mlir::remat;
@@ -210,6 +211,41 @@ TEST(Solvers, SolverSpecsParseOnce) {
   EXPECT_EQ(SolverSpec::parse("segments=3", error)->getSegments(), 3);
   EXPECT_EQ(SolverSpec::parse("exact", error).has_value(),
             isExactSolverAvailable());
+}
+
+TEST(Solvers, ByteTotalsBeyondInt64AreAnError) {
+  constexpr int64_t kHuge = 6'200'000'000'000'000'000;
+  RematProblem problem;
+  problem.addNode("a", 1.0, {kHuge});
+  problem.addNode("b", 1.0, {kHuge}, {0});
+  problem.addNode("c", 1.0, {kHuge}, {1});
+  problem.values[2].isOutput = true;
+  SolverOptions options;
+  options.budgetBytes = 7'000'000'000'000'000'000;
+  SolverResult result =
+      solve(problem, SolverSpec(SolverKind::Heuristic), options);
+  EXPECT_FALSE(result.hasSchedule());
+  EXPECT_EQ(result.status, SolveStatus::NotApplicable);
+  EXPECT_EQ(result.message, "the step's bytes (arguments, every value and "
+                            "workspace) exceed the int64 range at 'b'");
+}
+
+TEST(Solvers, HugeTimeLimitsAreNoLimit) {
+  // 1e10 s overflows the clock's nanoseconds; it and infinity mean no limit.
+  RematProblem problem = generateTrainingGraph({});
+  int64_t peak = simulate(problem, getStartingSchedule(problem)).peakBytes;
+  int64_t floor = problem.getPeakLowerBound();
+  SolverOptions options;
+  options.budgetBytes = floor + (peak - floor) / 2;
+  SolverResult unlimited = solveHeuristic(problem, options);
+  ASSERT_TRUE(unlimited.hasSchedule());
+  for (double limit : {1e10, 1e300, std::numeric_limits<double>::infinity()}) {
+    options.timeLimitSeconds = limit;
+    SolverResult result = solveHeuristic(problem, options);
+    EXPECT_FALSE(result.timedOut) << limit;
+    EXPECT_EQ(result.status, unlimited.status) << limit;
+    EXPECT_EQ(result.schedule.steps, unlimited.schedule.steps) << limit;
+  }
 }
 
 } // namespace

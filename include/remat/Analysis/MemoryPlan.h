@@ -37,7 +37,10 @@ struct MemoryPlan {
 
 /// Plans the arena of the analyzed function. Values of imported graph nodes
 /// are aligned to 1 byte, all others and workspaces to kTensorAlignment.
-MemoryPlan planMemory(const PeakMemory &analysis);
+/// Emits an error at the op whose value or workspace would end beyond the
+/// int64 range, and fails, when the arena (or arguments + arena) cannot be
+/// counted in int64.
+FailureOr<MemoryPlan> planMemory(const PeakMemory &analysis);
 
 } // namespace mlir::remat
 

@@ -58,6 +58,9 @@ struct MaxBatchResult {
   Policy policy;
   /// The largest batch that fits (0: not even batch 1).
   int64_t batch = 0;
+  /// `batch` is the search's cap (maxBatch) and fits: larger batches were
+  /// not tried and may fit too.
+  bool capped = false;
   /// At that batch, or at batch 1 when none fits.
   PolicyEvaluation evaluation;
 };

@@ -23,15 +23,26 @@ std::optional<int64_t> getElementBytes(Type type);
 
 /// Returns the bytes a value of `type` occupies: element count times element
 /// size for statically shaped tensors, the scalar size for integer, index and
-/// float scalars, and std::nullopt for anything without a static size.
+/// float scalars, and std::nullopt for anything without a static size or
+/// whose size does not fit in int64 (see exceedsByteRange).
 std::optional<int64_t> getTypeBytes(Type type);
 
+/// Returns true when `type` has a static size that exceeds the int64 range
+/// (`tensor<100000000000x100000000000xf32>`): such a value is an error, not a
+/// size.
+bool exceedsByteRange(Type type);
+
 /// Returns the number of elements of a statically shaped tensor, 1 for a
-/// scalar, 0 when unknown.
+/// scalar, 0 when unknown or beyond the int64 range.
 int64_t getElementCount(Type type);
 
-/// Returns the bytes of every operand and result of `op` whose size is known.
+/// Returns the bytes of every operand and result of `op` whose size is known
+/// (saturated at INT64_MAX).
 int64_t getOperandAndResultBytes(Operation *op);
+
+/// The verifier every op implementing the interface gets: each result's
+/// bytes fit in int64.
+LogicalResult verifyResultBytes(Operation *op);
 
 } // namespace mlir::remat
 

@@ -54,6 +54,10 @@ def CostOpInterface : OpInterface<"CostOpInterface"> {
       "std::optional<double>", "getGivenCost", (ins), "",
       [{ return std::nullopt; }]>,
   ];
+
+  // Bytes of a value are element count x element size; a result whose bytes
+  // do not fit in int64 is an error at its op.
+  let verify = [{ return ::mlir::remat::verifyResultBytes($_op); }];
 }
 
 #endif // REMAT_INTERFACES_COSTOPINTERFACE

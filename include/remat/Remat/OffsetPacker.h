@@ -42,6 +42,11 @@ struct Packing {
   std::vector<int64_t> offsets;
   int64_t arenaBytes = 0;
   PackStrategy strategy = PackStrategy::GreedyBySize;
+  /// The first item whose end would lie beyond the int64 range, if any; the
+  /// packing is then incomplete and `arenaBytes` is INT64_MAX.
+  std::optional<size_t> overflowItem;
+
+  bool overflows() const { return overflowItem.has_value(); }
 };
 
 llvm::StringRef stringifyPackStrategy(PackStrategy strategy);
@@ -50,7 +55,7 @@ llvm::StringRef stringifyPackStrategy(PackStrategy strategy);
 Packing packOffsets(llvm::ArrayRef<PackItem> items, PackStrategy strategy);
 
 /// Places the items with every strategy and keeps the smallest arena (the
-/// first strategy on ties).
+/// first strategy on ties). Overflows only when every strategy does.
 Packing packOffsets(llvm::ArrayRef<PackItem> items);
 
 /// Returns two items that are live at a common step and share a byte, or
@@ -60,7 +65,8 @@ std::optional<std::pair<size_t, size_t>>
 findPackingConflict(llvm::ArrayRef<PackItem> items,
                     llvm::ArrayRef<int64_t> offsets);
 
-/// The largest sum of sizes live at one step: no packing is smaller.
+/// The largest sum of sizes live at one step: no packing is smaller
+/// (INT64_MAX when that sum leaves the int64 range).
 int64_t getPackingLowerBound(llvm::ArrayRef<PackItem> items);
 
 } // namespace mlir::remat

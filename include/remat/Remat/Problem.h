@@ -14,6 +14,7 @@
 #include "remat/Remat/MemoryModel.h"
 
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -67,11 +68,19 @@ struct RematProblem {
   /// is topological, else what is wrong.
   std::string verify() const;
 
+  /// Returns the first node at which the running total of the step's bytes
+  /// (arguments, then each node's results, padded to their alignment, and
+  /// workspace) leaves the int64 range, or std::nullopt when it never does.
+  /// The solvers sum subsets of these bytes; a problem whose total fits can
+  /// be solved without any byte sum overflowing.
+  std::optional<NodeId> findByteOverflow() const;
+
   /// Sum of the node costs: the cost of the starting order.
   double getTotalCost() const;
 
   /// No schedule peaks lower: arguments plus the largest working set of one
-  /// node (its distinct operands, results and workspace).
+  /// node (its distinct operands, results and workspace); saturated at
+  /// INT64_MAX.
   int64_t getPeakLowerBound() const;
 };
 
@@ -89,6 +98,9 @@ struct Simulation {
   bool valid = false;
   /// Why the schedule is invalid.
   std::string error;
+  /// The step whose live bytes exceed the int64 range (the schedule is then
+  /// invalid and `error` says so), -1 when none.
+  int64_t overflowStep = -1;
   int64_t peakBytes = 0;
   int64_t peakStep = -1;
   double cost = 0.0;
@@ -103,7 +115,9 @@ struct Simulation {
 
 /// Checks that every operand is computed before it is read, that every node
 /// runs and non-recomputable nodes run once, and measures the schedule by the
-/// memory model (as the rewritten IR will be measured).
+/// memory model (as the rewritten IR will be measured). A schedule whose live
+/// bytes leave the int64 range at some step is invalid, with that step in
+/// `overflowStep`.
 Simulation simulate(const RematProblem &problem, const Schedule &schedule);
 
 } // namespace mlir::remat

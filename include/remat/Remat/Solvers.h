@@ -65,8 +65,8 @@ struct SolverOptions {
   /// Search steps a solver may take (0: the solver's default). Results are
   /// deterministic for a given work limit.
   int64_t workLimit = 0;
-  /// Wall-clock cap in seconds (0: none). A solve it cuts short may differ
-  /// from run to run; the result says so.
+  /// Wall-clock cap in seconds (0, or 1e9 and more: none). A solve it cuts
+  /// short may differ from run to run; the result says so.
   double timeLimitSeconds = 0.0;
   /// `auto` bounds its choice from below with the stage MILP's LP relaxation
   /// (builds with CBC, problems up to the MILP's size limit; about 0.1 s

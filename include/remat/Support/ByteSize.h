@@ -4,7 +4,10 @@
 // (GiB = 2^30, MiB, KiB), plain bytes (`123456`, `123456B`), or `80%`, a
 // percentage of the peak of the function as given. It prints back as it
 // was written, so pass pipelines round-trip, and has a cl::parser so that
-// pass options and tool options take it directly.
+// pass options and tool options take it directly. Sizes in units are
+// whole bytes, computed exactly from the decimal text (`1.5B` is an error,
+// not 1 byte) and within the int64 range; a percentage is resolved against
+// its reference when that is known, and must come to at least one byte.
 //
 //===----------------------------------------------------------------------===//
 
@@ -37,8 +40,14 @@ public:
   bool isSet() const { return !spelling.empty(); }
   bool isPercent() const { return percent; }
 
-  /// The budget in bytes; a percentage is taken of `referencePeakBytes`.
-  int64_t resolve(int64_t referencePeakBytes) const;
+  /// The budget in bytes; a percentage is taken of `referenceBytes` and
+  /// rounded down. Returns std::nullopt and sets `error` when a percentage
+  /// comes to less than one byte or to more than the int64 range holds.
+  std::optional<int64_t> resolve(int64_t referenceBytes,
+                                 std::string &error) const;
+
+  /// The bytes of a size that is not a percentage.
+  int64_t getBytes() const { return bytes; }
 
   /// The text it was parsed from.
   llvm::StringRef str() const { return spelling; }
@@ -50,7 +59,9 @@ public:
 
 private:
   std::string spelling;
-  /// Bytes, or the percentage when `percent` is set.
+  /// The bytes of a size in units.
+  int64_t bytes = 0;
+  /// The percentage when `percent` is set.
   double amount = 0.0;
   bool percent = false;
 };

@@ -24,6 +24,12 @@
 
 namespace mlir::remat {
 
+/// Checks the options every entry point takes from the user: a time limit
+/// that is a non-negative number (0: none; one too large for the clock is no
+/// limit), a non-negative work limit. Emits an error at `loc` and fails on
+/// the first that is wrong.
+LogicalResult verifyRematOptions(const RematOptions &options, Location loc);
+
 /// A function's body as a problem, with the op behind each node.
 struct ExtractedProblem {
   RematProblem problem;
@@ -51,7 +57,10 @@ struct RematPlan {
   bool meetsBudget = false;
 };
 
-/// Solves under the budget. Fails with an error for a missing budget.
+/// Solves under the budget. Fails with an error for a missing or
+/// unresolvable budget, options verifyRematOptions rejects, or a byte count
+/// of the step or of its arena beyond the int64 range (at the op where the
+/// sum overflows).
 FailureOr<RematPlan> planRematerialization(FunctionOpInterface function,
                                            const ExtractedProblem &extracted,
                                            const RematOptions &options);

@@ -3,7 +3,10 @@
 // Reads the two node-link formats of ../shared/bench-graphs into one plain
 // graph (nodes with name, bytes, cost, phase; edges in file order; an order
 // to emit them in), validates it, then emits the function. Every error names
-// the node or edge it is about.
+// the node or edge it is about. The text is scanned for its nesting depth
+// before the (recursive) JSON parser sees it, so that a deeply nested file is
+// an error rather than a stack overflow; ids are any int64 (a std::map holds
+// them: a DenseMap reserves two keys).
 //
 //===----------------------------------------------------------------------===//
 
@@ -14,7 +17,6 @@
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/IR/Builders.h"
 #include "mlir/Tools/mlir-translate/Translation.h"
-#include "llvm/ADT/DenseMap.h"
 #include "llvm/ADT/StringSet.h"
 #include "llvm/Support/JSON.h"
 #include "llvm/Support/MemoryBuffer.h"
@@ -23,6 +25,7 @@
 
 #include <cmath>
 #include <deque>
+#include <map>
 
 using namespace mlir;
 using namespace mlir::remat;
@@ -71,8 +74,44 @@ private:
   }
 
   Location loc;
-  llvm::DenseMap<int64_t, size_t> indexOfId;
+  std::map<int64_t, size_t> indexOfId;
 };
+
+/// The node-link graphs nest four deep; the JSON parser recurses once per
+/// level.
+constexpr unsigned kMaxJsonDepth = 64;
+
+/// The 1-based line and column of the first `[` or `{` outside strings that
+/// opens level kMaxJsonDepth + 1, if any.
+std::optional<std::pair<unsigned, unsigned>> findTooDeep(StringRef text) {
+  unsigned depth = 0, line = 1, column = 0;
+  bool inString = false, escaped = false;
+  for (char c : text) {
+    ++column;
+    if (c == '\n') {
+      ++line;
+      column = 0;
+    }
+    if (inString) {
+      if (escaped)
+        escaped = false;
+      else if (c == '\\')
+        escaped = true;
+      else if (c == '"')
+        inString = false;
+      continue;
+    }
+    if (c == '"') {
+      inString = true;
+    } else if (c == '[' || c == '{') {
+      if (++depth > kMaxJsonDepth)
+        return std::make_pair(line, column);
+    } else if ((c == ']' || c == '}') && depth > 0) {
+      --depth;
+    }
+  }
+  return std::nullopt;
+}
 
 FailureOr<Format> GraphReader::detectFormat(const json::Array &nodes) {
   if (nodes.empty())
@@ -118,7 +157,13 @@ LogicalResult GraphReader::readNode(const json::Value &value, size_t index,
   if (checkmate) {
     if (std::optional<StringRef> name = object->getString("name"))
       node.name = name->str();
-    node.backward = object->getBoolean("backward").value_or(false);
+    if (const json::Value *backward = object->get("backward")) {
+      std::optional<bool> flag = backward->getAsBoolean();
+      if (!flag)
+        return error() << describe(node)
+                       << ": 'backward' is not a boolean (true or false)";
+      node.backward = *flag;
+    }
   }
   StringRef bytesKey = checkmate ? "cost_ram" : "out_cost";
   StringRef costKey = checkmate ? "cost_cpu" : "duration";
@@ -133,7 +178,16 @@ LogicalResult GraphReader::readNode(const json::Value &value, size_t index,
   if (std::floor(*bytes) != *bytes)
     return error() << describe(node) << ": '" << bytesKey
                    << "' is not a whole number of bytes";
-  node.bytes = static_cast<int64_t>(*bytes);
+  // Integers are read exactly; beyond them, a double at or above 2^63 is
+  // not an int64 byte count.
+  if (std::optional<int64_t> exact = object->getInteger(bytesKey)) {
+    node.bytes = *exact;
+  } else if (*bytes < 9223372036854775808.0) {
+    node.bytes = static_cast<int64_t>(*bytes);
+  } else {
+    return error() << describe(node) << ": '" << bytesKey << "' (" << *bytes
+                   << ") exceeds the int64 byte range";
+  }
   node.cost = *cost;
   if (!indexOfId.try_emplace(node.id, index).second)
     return error() << "two nodes have the id " << node.id;
@@ -233,6 +287,13 @@ LogicalResult GraphReader::checkAcyclic(const Graph &graph) {
 }
 
 FailureOr<Graph> GraphReader::read(StringRef text) {
+  if (std::optional<std::pair<unsigned, unsigned>> at = findTooDeep(text)) {
+    Location where = loc;
+    if (auto file = dyn_cast<FileLineColLoc>(loc))
+      where = FileLineColLoc::get(file.getFilename(), at->first, at->second);
+    return emitError(where) << "the JSON nests deeper than " << kMaxJsonDepth
+                            << " levels; graph files nest about 4";
+  }
   llvm::Expected<json::Value> root = json::parse(text);
   if (!root)
     return error() << "not valid JSON: " << llvm::toString(root.takeError());

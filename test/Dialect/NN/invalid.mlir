@@ -934,3 +934,13 @@ func.func @adam_step(%p: tensor<8xf32>, %t: tensor<1xf32>) -> tensor<8xf32> {
   %0, %1, %2 = nn.adam %p, %p, %p, %p, %t : tensor<8xf32>, tensor<1xf32>
   return %0 : tensor<8xf32>
 }
+
+// -----
+
+// Bytes of a value are element count x element size; a result whose bytes do
+// not fit in int64 is an error at its op.
+func.func @bytes_beyond_int64(%x: tensor<100000000000x100000000000xf32>) -> tensor<100000000000x100000000000xf32> {
+  // expected-error @+1 {{'nn.relu' op result #0 of type 'tensor<100000000000x100000000000xf32>' has more bytes than the int64 range holds (2^63 - 1)}}
+  %r = nn.relu %x : tensor<100000000000x100000000000xf32>
+  return %r : tensor<100000000000x100000000000xf32>
+}

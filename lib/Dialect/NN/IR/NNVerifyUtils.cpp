@@ -7,6 +7,8 @@
 
 #include "NNVerifyUtils.h"
 
+#include "remat/Interfaces/CostOpInterface.h"
+
 #include "llvm/ADT/STLExtras.h"
 #include "llvm/Support/raw_ostream.h"
 
@@ -18,7 +20,9 @@ RankedTensorType mlir::nn::getTensorType(Value value) {
 }
 
 int64_t mlir::nn::getNumElements(Type type) {
-  return cast<RankedTensorType>(type).getNumElements();
+  // Checked: a shape whose count leaves int64 counts 0 elements (the cost
+  // interface's verifier rejects such results).
+  return remat::getElementCount(cast<RankedTensorType>(type));
 }
 
 std::string mlir::nn::formatShape(ArrayRef<int64_t> shape) {

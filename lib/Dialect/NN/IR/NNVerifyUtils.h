@@ -19,7 +19,7 @@ namespace mlir::nn {
 /// Returns `value`'s type as a ranked tensor (nn operands always are).
 RankedTensorType getTensorType(Value value);
 
-/// Number of elements of a statically shaped tensor type.
+/// Number of elements of a statically shaped tensor type (0 beyond int64).
 int64_t getNumElements(Type type);
 
 /// Formats a shape as "4x32x8x8" (or "scalar" for rank 0).

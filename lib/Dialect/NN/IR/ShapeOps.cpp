@@ -23,7 +23,7 @@ static LogicalResult verifyElementTypes(Operation *op) {
 LogicalResult ReshapeOp::verify() {
   if (failed(verifyElementTypes(*this)))
     return failure();
-  if (getInput().getType().getNumElements() != getType().getNumElements())
+  if (getNumElements(getInput().getType()) != getNumElements(getType()))
     return emitOpError() << "expects as many elements in the result as in the "
                             "input, got "
                          << getType() << " for " << getInput().getType();
