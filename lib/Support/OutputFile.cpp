@@ -163,7 +163,9 @@ OutputDirectory::~OutputDirectory() { discard(); }
 
 FailureOr<OutputDirectory> OutputDirectory::create(StringRef path,
                                                    std::string &error) {
-  std::string target = followLinks(path);
+  // `DIR/` names DIR: its siblings are DIR.tmp-..., not DIR/.tmp-...
+  StringRef name = path.size() > 1 ? path.rtrim('/') : path;
+  std::string target = followLinks(name.empty() ? path : name);
   if (fs::exists(target) && !fs::is_directory(target)) {
     error = cannotWrite(path, "it exists and is not a directory");
     return failure();

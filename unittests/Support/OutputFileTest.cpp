@@ -163,6 +163,18 @@ TEST_F(OutputFileTest, DirectorySwappedIn) {
   EXPECT_TRUE(fs::is_directory(at("new")));
 }
 
+TEST_F(OutputFileTest, DirectoryWithATrailingSlash) {
+  ASSERT_FALSE(fs::create_directory(at("weights")));
+  std::string error;
+  FailureOr<OutputDirectory> dir =
+      OutputDirectory::create(at("weights") + "/", error);
+  ASSERT_TRUE(succeeded(dir)) << error;
+  writeText((dir->getTemporaryPath() + "/w.npy").str(), "new");
+  ASSERT_TRUE(succeeded(dir->commit(error))) << error;
+  EXPECT_EQ(names(at("weights")), Names{"w.npy"});
+  EXPECT_EQ(names(), Names{"weights"});
+}
+
 TEST_F(OutputFileTest, DirectoryOverARegularFileIsAnError) {
   writeText(at("weights"), "a file");
   std::string error;
