@@ -8,12 +8,12 @@
 //===----------------------------------------------------------------------===//
 
 #include "remat/Execution/Npy.h"
+#include "remat/Support/OutputFile.h"
 
 #include "llvm/ADT/StringExtras.h"
-#include "llvm/Support/FileSystem.h"
 #include "llvm/Support/MemoryBuffer.h"
-#include "llvm/Support/ToolOutputFile.h"
 
+using namespace mlir;
 using namespace mlir::remat;
 
 namespace {
@@ -134,8 +134,7 @@ std::optional<NpyArray> mlir::remat::readNpy(llvm::StringRef path,
   return array;
 }
 
-bool mlir::remat::writeNpy(llvm::StringRef path, const NpyArray &array,
-                           std::string &error) {
+void mlir::remat::writeNpy(llvm::raw_ostream &os, const NpyArray &array) {
   std::string header = "{'descr': '";
   for (const TypeName &name : kTypes)
     if (name.type == array.type)
@@ -152,22 +151,17 @@ bool mlir::remat::writeNpy(llvm::StringRef path, const NpyArray &array,
   size_t total = 10 + header.size() + 1;
   header.append((64 - total % 64) % 64, ' ');
   header += '\n';
-  std::error_code code;
-  llvm::ToolOutputFile file(path, code, llvm::sys::fs::OF_None);
-  if (code) {
-    error = "cannot write '" + path.str() + "': " + code.message();
-    return false;
-  }
-  llvm::raw_fd_ostream &os = file.os();
   os << "\x93NUMPY" << char(1) << char(0) << char(header.size() & 0xff)
      << char(header.size() >> 8) << header;
   os.write(reinterpret_cast<const char *>(array.data.data()),
            array.data.size());
-  os.flush();
-  if (os.has_error()) {
-    error = "cannot write '" + path.str() + "'";
+}
+
+bool mlir::remat::writeNpy(llvm::StringRef path, const NpyArray &array,
+                           std::string &error) {
+  FailureOr<OutputFile> file = OutputFile::create(path, error);
+  if (failed(file))
     return false;
-  }
-  file.keep();
-  return true;
+  writeNpy(file->os(), array);
+  return succeeded(file->commit(error));
 }

@@ -1,17 +1,17 @@
 //===- Report.cpp - the remat-report pass ---------------------------------===//
 //
 // Builds the report of every function of the module, then writes the JSON
-// and the timeline. Nothing is written unless every report could be built,
-// and each file is written whole (through a temporary) or not at all.
+// and the timeline. Nothing is written unless every report could be built;
+// both files are written to temporaries first and renamed into place
+// together when the pass finishes (Support/OutputFile.h).
 //
 //===----------------------------------------------------------------------===//
 
 #include "remat/Report/StepReport.h"
+#include "remat/Support/OutputFile.h"
 #include "remat/Transforms/Passes.h"
 
 #include "mlir/IR/BuiltinOps.h"
-#include "mlir/Support/FileUtilities.h"
-#include "llvm/Support/ToolOutputFile.h"
 
 using namespace mlir;
 using namespace mlir::remat;
@@ -23,19 +23,15 @@ namespace mlir::remat {
 
 namespace {
 
-/// Writes `path` whole through `write`, or emits an error at `loc`.
-LogicalResult writeFile(StringRef path, Location loc,
+/// Adds `path` to `outputs` and writes it through `write`, or emits an
+/// error at `loc`.
+LogicalResult writeFile(OutputGroup &outputs, StringRef path, Location loc,
                         function_ref<void(raw_ostream &)> write) {
   std::string error;
-  std::unique_ptr<llvm::ToolOutputFile> file = openOutputFile(path, &error);
-  if (!file)
-    return emitError(loc) << "cannot write '" << path << "': " << error;
-  write(file->os());
-  file->os().flush();
-  if (file->os().has_error())
-    return emitError(loc) << "cannot write '" << path
-                          << "': " << file->os().error().message();
-  file->keep();
+  FailureOr<OutputFile *> file = outputs.addFile(path, error);
+  if (failed(file))
+    return emitError(loc) << error;
+  write((*file)->os());
   return success();
 }
 
@@ -66,17 +62,23 @@ struct RematReportPass
           << reports.size() << " functions";
       return signalPassFailure();
     }
+    OutputGroup outputs;
     if (!path.empty() &&
-        failed(writeFile(path, module.getLoc(), [&](raw_ostream &os) {
+        failed(writeFile(outputs, path, module.getLoc(), [&](raw_ostream &os) {
           writeReportJson(os, reports);
         })))
       return signalPassFailure();
-    if (timeline.empty())
-      return;
-    if (failed(writeFile(timeline, module.getLoc(), [&](raw_ostream &os) {
-          writeTimelineSvg(os, reports.front());
-        })))
+    if (!timeline.empty() &&
+        failed(writeFile(outputs, timeline, module.getLoc(),
+                         [&](raw_ostream &os) {
+                           writeTimelineSvg(os, reports.front());
+                         })))
       return signalPassFailure();
+    std::string error;
+    if (failed(outputs.commit(error))) {
+      emitError(module.getLoc()) << error;
+      return signalPassFailure();
+    }
   }
 
   /// The solve time was recorded for this report only: dropping it keeps

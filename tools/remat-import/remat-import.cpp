@@ -8,10 +8,13 @@
 // buffer a named argument, and writes the weights as a directory of
 // <argument name>.npy files that the function's `remat.weights` names
 // (MODEL.mlir.weights beside the output, or --weights). Nothing is written
-// when the import fails.
+// when the import fails: the weights and the MLIR are written to
+// temporaries and renamed into place, the weights first, once both are
+// complete (Support/OutputFile.h).
 //
 //===----------------------------------------------------------------------===//
 
+#include "remat/Support/OutputFile.h"
 #include "remat/Target/TorchScript/TorchScriptImport.h"
 
 #include "mlir/IR/Diagnostics.h"
@@ -21,7 +24,6 @@
 #include "llvm/Support/CommandLine.h"
 #include "llvm/Support/InitLLVM.h"
 #include "llvm/Support/SourceMgr.h"
-#include "llvm/Support/ToolOutputFile.h"
 #include "llvm/Support/raw_ostream.h"
 
 using namespace mlir;
@@ -97,21 +99,30 @@ int main(int argc, char **argv) {
   options.weightsPath =
       weightsOption.empty() ? outputFile + ".weights" : weightsOption;
 
+  // The outputs are temporaries until everything is written: an unwritable
+  // destination fails here, before the import, and a failure later leaves
+  // the old files as they were.
+  std::string error;
+  OutputGroup outputs;
+  FailureOr<OutputDirectory *> weights =
+      outputs.addDirectory(options.weightsPath, error);
+  if (failed(weights))
+    return fail(error);
+  FailureOr<OutputFile *> output = outputs.addFile(outputFile, error);
+  if (failed(output))
+    return fail(error);
+
   llvm::SourceMgr sourceMgr;
   SourceMgrDiagnosticHandler handler(sourceMgr, &context);
   FailureOr<TorchScriptImport> imported =
       importTorchScript(modelFile, options, &context);
   if (failed(imported))
     return 1;
-
-  std::string error;
-  std::unique_ptr<llvm::ToolOutputFile> output =
-      openOutputFile(outputFile, &error);
-  if (!output)
+  if (!writeWeights((*weights)->getTemporaryPath(), imported->weights, error))
     return fail(error);
-  if (!writeWeightsDirectory(options.weightsPath, imported->weights, error))
+  imported->module->print((*output)->os());
+  // The weights first: the MLIR names them.
+  if (failed(outputs.commit(error)))
     return fail(error);
-  imported->module->print(output->os());
-  output->keep();
   return 0;
 }

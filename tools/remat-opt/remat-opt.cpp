@@ -7,10 +7,12 @@
 //       remat-pipeline{budget=SIZE ...}: rematerialize, then plan memory;
 //       the flags are the pipeline's own options (RematOptions.h)
 //   --report=FILE.json --timeline=FILE.svg   remat-report{path= timeline=}
+// Files are written whole, after every pass has run (Support/OutputFile.h).
 //
 //===----------------------------------------------------------------------===//
 
 #include "remat/InitAll.h"
+#include "remat/Support/OutputFile.h"
 #include "remat/Transforms/Passes.h"
 
 #include "mlir/IR/DialectRegistry.h"
@@ -20,7 +22,6 @@
 #include "mlir/Transforms/Passes.h"
 #include "llvm/Support/CommandLine.h"
 #include "llvm/Support/MemoryBuffer.h"
-#include "llvm/Support/ToolOutputFile.h"
 
 namespace mlir::remat::test {
 void registerTestPeakMemoryPass();
@@ -43,14 +44,17 @@ static cl::opt<std::string> timelinePath(
     cl::desc("Write the live-bytes timeline of the result to FILE.svg"));
 
 /// Appends the passes the tool options stand for to the pipeline that the
-/// standard options describe.
+/// standard options describe. The report pass writes to `reportFile` and
+/// `timelineFile`: the temporaries of --report and --timeline.
 static mlir::MlirOptMainConfig
-addShorthandPasses(const mlir::MlirOptMainConfig &base) {
+addShorthandPasses(const mlir::MlirOptMainConfig &base, std::string reportFile,
+                   std::string timelineFile) {
   bool report = !reportPath.empty() || !timelinePath.empty();
   if (!report && !rematOptions.budget.isSet())
     return base;
   mlir::MlirOptMainConfig config = base;
-  config.setPassPipelineSetupFn([base, report](mlir::PassManager &pm) {
+  config.setPassPipelineSetupFn([base, report, reportFile,
+                                 timelineFile](mlir::PassManager &pm) {
     if (mlir::failed(base.setupPassPipeline(pm)))
       return mlir::failure();
     if (rematOptions.budget.isSet()) {
@@ -60,14 +64,33 @@ addShorthandPasses(const mlir::MlirOptMainConfig &base) {
     }
     if (report) {
       mlir::remat::RematReportPassOptions options;
-      options.path = reportPath;
-      options.timeline = timelinePath;
+      options.path = reportFile;
+      options.timeline = timelineFile;
       options.device = rematOptions.device;
       pm.addPass(mlir::remat::createRematReportPass(options));
     }
     return mlir::success();
   });
   return config;
+}
+
+/// Adds `path`, when set, to `outputs`; returns where its writer writes
+/// (the temporary), or "" when unset.
+static mlir::FailureOr<std::string> addOutput(mlir::remat::OutputGroup &outputs,
+                                              const std::string &path,
+                                              std::string &error) {
+  if (path.empty())
+    return std::string();
+  mlir::FailureOr<mlir::remat::OutputFile *> file =
+      outputs.addFile(path, error);
+  if (mlir::failed(file))
+    return mlir::failure();
+  return (*file)->getTemporaryPath().str();
+}
+
+static int fail(const std::string &message) {
+  llvm::errs() << "remat-opt: error: " << message << "\n";
+  return 1;
 }
 
 int main(int argc, char **argv) {
@@ -81,25 +104,40 @@ int main(int argc, char **argv) {
   auto [inputFilename, outputFilename] = mlir::registerAndParseCLIOptions(
       argc, argv, "remat optimizer driver: rematerialization of training steps",
       registry);
-  mlir::MlirOptMainConfig config =
-      addShorthandPasses(mlir::MlirOptMainConfig::createFromCLOptions());
 
+  // Every output is a temporary until every pass has run and the result is
+  // printed; then they are renamed into place, --report and --timeline
+  // first, -o last. An unwritable destination fails before any pass runs,
+  // a failure later leaves the old files as they were, and -o may name the
+  // input (which stays mapped, unchanged, while it is read).
   std::string errorMessage;
+  mlir::remat::OutputGroup outputs;
+  mlir::FailureOr<std::string> reportFile =
+      addOutput(outputs, reportPath, errorMessage);
+  if (mlir::failed(reportFile))
+    return fail(errorMessage);
+  mlir::FailureOr<std::string> timelineFile =
+      addOutput(outputs, timelinePath, errorMessage);
+  if (mlir::failed(timelineFile))
+    return fail(errorMessage);
+  mlir::FailureOr<mlir::remat::OutputFile *> output =
+      outputs.addFile(outputFilename, errorMessage);
+  if (mlir::failed(output))
+    return fail(errorMessage);
+  mlir::MlirOptMainConfig config =
+      addShorthandPasses(mlir::MlirOptMainConfig::createFromCLOptions(),
+                         *reportFile, *timelineFile);
+
   std::unique_ptr<llvm::MemoryBuffer> input =
       mlir::openInputFile(inputFilename, &errorMessage);
   if (!input) {
     llvm::errs() << errorMessage << "\n";
     return 1;
   }
-  std::unique_ptr<llvm::ToolOutputFile> output =
-      mlir::openOutputFile(outputFilename, &errorMessage);
-  if (!output) {
-    llvm::errs() << errorMessage << "\n";
+  if (mlir::failed(mlir::MlirOptMain((*output)->os(), std::move(input),
+                                     registry, config)))
     return 1;
-  }
-  if (mlir::failed(mlir::MlirOptMain(output->os(), std::move(input), registry,
-                                     config)))
-    return 1;
-  output->keep();
+  if (mlir::failed(outputs.commit(errorMessage)))
+    return fail(errorMessage);
   return 0;
 }

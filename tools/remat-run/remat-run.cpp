@@ -4,7 +4,8 @@
 //             [--output-dir DIR] [--reference ORIGINAL.mlir] [--tolerance X]
 //
 // Runs the step's function with ATen kernels inside its planned arena
-// (CpuExecutor.h), prints what it measured, writes the results as .npy, and
+// (CpuExecutor.h), prints what it measured, writes the results as .npy
+// (all or none, once the runs are done: Support/OutputFile.h), and
 // with --reference runs the original step on the same inputs and compares
 // every result. Exits non-zero when a check fails or a result differs by
 // more than the tolerance (0: bit for bit).
@@ -13,6 +14,7 @@
 
 #include "remat/Execution/CpuExecutor.h"
 #include "remat/InitAll.h"
+#include "remat/Support/OutputFile.h"
 
 #include "mlir/IR/BuiltinOps.h"
 #include "mlir/IR/MLIRContext.h"
@@ -196,6 +198,9 @@ static bool compareResults(const CpuRunReport &run,
   return ok;
 }
 
+/// Writes every result as <output-dir>/<name>.npy: all into temporaries
+/// first, then renamed into place, so that a failure while writing leaves
+/// every existing result file as it was.
 static bool writeResults(const CpuRunReport &report) {
   if (outputDir.empty())
     return true;
@@ -204,14 +209,21 @@ static bool writeResults(const CpuRunReport &report) {
                  << "': " << code.message() << "\n";
     return false;
   }
+  std::string error;
+  OutputGroup outputs;
   for (const NamedArray &result : report.results) {
     llvm::SmallString<128> path(outputDir);
     llvm::sys::path::append(path, result.name + ".npy");
-    std::string error;
-    if (!writeNpy(path, result.array, error)) {
+    FailureOr<OutputFile *> file = outputs.addFile(path, error);
+    if (failed(file)) {
       llvm::errs() << "remat-run: " << error << "\n";
       return false;
     }
+    writeNpy((*file)->os(), result.array);
+  }
+  if (failed(outputs.commit(error))) {
+    llvm::errs() << "remat-run: " << error << "\n";
+    return false;
   }
   return true;
 }
@@ -252,14 +264,15 @@ int main(int argc, char **argv) {
     if (result.array.getNumElements() == 1)
       llvm::outs() << result.name << " = "
                    << llvm::format("%.9g", getElement(result.array, 0)) << "\n";
-  if (!writeResults(*run))
-    return 1;
   if (referenceFile.empty())
-    return 0;
+    return writeResults(*run) ? 0 : 1;
+  // Results are written once both runs are done (a failed reference run
+  // writes nothing), and also when they differ from the reference's, so
+  // that the difference can be looked at.
   OwningOpRef<ModuleOp> referenceModule;
   FailureOr<CpuRunReport> reference =
       runFile(referenceFile, context, referenceModule, /*isReference=*/true);
-  if (failed(reference))
+  if (failed(reference) || !writeResults(*run))
     return 1;
   return compareResults(*run, *reference) ? 0 : 1;
 }

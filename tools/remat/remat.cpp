@@ -10,6 +10,8 @@
 //
 // A thin layer over the library: the TorchScript importer, remat-autodiff,
 // the rematerialization planner and the report (Driver/BatchSearch.h).
+// Every file is written to a temporary and renamed into place once the
+// whole command succeeded (Support/OutputFile.h).
 //
 //===----------------------------------------------------------------------===//
 
@@ -18,15 +20,14 @@
 
 #include "remat/Driver/BatchSearch.h"
 #include "remat/InitAll.h"
+#include "remat/Support/OutputFile.h"
 #include "remat/Target/TorchScript/TorchScriptImport.h"
 #include "remat/Transforms/Passes.h"
 
 #include "mlir/IR/MLIRContext.h"
 #include "mlir/Pass/PassManager.h"
-#include "mlir/Support/FileUtilities.h"
 #include "llvm/Support/InitLLVM.h"
 #include "llvm/Support/SourceMgr.h"
-#include "llvm/Support/ToolOutputFile.h"
 #include "llvm/Support/raw_ostream.h"
 
 using namespace mlir;
@@ -92,6 +93,27 @@ static int runCompile(MLIRContext &context) {
     return 1;
   std::string weightsPath =
       weightsOption.empty() ? outputFile + ".weights" : weightsOption;
+  // Every output is a temporary until the step is compiled and written:
+  // an unwritable destination fails here, before any work, and a failure
+  // later leaves the old files as they were. The report pass writes into
+  // the temporaries of --report and --timeline.
+  std::string error;
+  OutputGroup outputs;
+  FailureOr<OutputDirectory *> weights =
+      outputs.addDirectory(weightsPath, error);
+  if (failed(weights))
+    return fail(error);
+  FailureOr<OutputFile *> report, timeline;
+  if (!reportPath.empty() &&
+      failed(report = outputs.addFile(reportPath, error)))
+    return fail(error);
+  if (!timelinePath.empty() &&
+      failed(timeline = outputs.addFile(timelinePath, error)))
+    return fail(error);
+  FailureOr<OutputFile *> output = outputs.addFile(outputFile, error);
+  if (failed(output))
+    return fail(error);
+
   // The same step max-batch and sweep search over, at this batch.
   FailureOr<TorchScriptImport> step =
       buildTrainingStep(*spec, *batch, &context, weightsPath);
@@ -102,23 +124,22 @@ static int runCompile(MLIRContext &context) {
   options.recordSolveTime = !reportPath.empty();
   buildRematPipeline(pm, options);
   if (!reportPath.empty() || !timelinePath.empty()) {
-    RematReportPassOptions report;
-    report.path = reportPath;
-    report.timeline = timelinePath;
-    report.device = rematOptions.device;
-    pm.addPass(createRematReportPass(report));
+    RematReportPassOptions reportOptions;
+    if (!reportPath.empty())
+      reportOptions.path = (*report)->getTemporaryPath().str();
+    if (!timelinePath.empty())
+      reportOptions.timeline = (*timeline)->getTemporaryPath().str();
+    reportOptions.device = rematOptions.device;
+    pm.addPass(createRematReportPass(reportOptions));
   }
   if (failed(pm.run(*step->module)))
     return 1;
-  std::string error;
-  std::unique_ptr<llvm::ToolOutputFile> output =
-      openOutputFile(outputFile, &error);
-  if (!output)
+  if (!writeWeights((*weights)->getTemporaryPath(), step->weights, error))
     return fail(error);
-  if (!writeWeightsDirectory(weightsPath, step->weights, error))
+  step->module->print((*output)->os());
+  // In the order added: the weights, the report, the timeline, -o last.
+  if (failed(outputs.commit(error)))
     return fail(error);
-  step->module->print(output->os());
-  output->keep();
   return 0;
 }
 
@@ -146,11 +167,12 @@ static int runSweep(MLIRContext &context) {
     return 1;
   if (!svgPath.empty()) {
     std::string error;
-    std::unique_ptr<llvm::ToolOutputFile> svg = openOutputFile(svgPath, &error);
-    if (!svg)
+    FailureOr<OutputFile> svg = OutputFile::create(svgPath, error);
+    if (failed(svg))
       return fail(error);
     printSweepSvg(svg->os(), shown, policy, *sweep);
-    svg->keep();
+    if (failed(svg->commit(error)))
+      return fail(error);
   }
   if (jsonOutput)
     printSweepJson(llvm::outs(), shown, policy, **device, *sweep);

@@ -9,6 +9,7 @@
 #define REMAT_EXECUTION_NPY_H
 
 #include "llvm/ADT/StringRef.h"
+#include "llvm/Support/raw_ostream.h"
 
 #include <cstdint>
 #include <optional>
@@ -33,9 +34,13 @@ struct NpyArray {
 /// Reads `path`; on failure returns std::nullopt and sets `error`.
 std::optional<NpyArray> readNpy(llvm::StringRef path, std::string &error);
 
-/// Writes `array` to `path` whole (through a temporary file); on failure
-/// returns false and sets `error`.
+/// Writes `array` to `path` whole (an OutputFile: through a temporary
+/// renamed into place); on failure returns false, sets `error` and leaves
+/// an existing `path` as it was.
 bool writeNpy(llvm::StringRef path, const NpyArray &array, std::string &error);
+
+/// Writes `array` in the .npy format to `os`.
+void writeNpy(llvm::raw_ostream &os, const NpyArray &array);
 
 } // namespace mlir::remat
 

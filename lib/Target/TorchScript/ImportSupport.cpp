@@ -9,9 +9,8 @@
 #include "mlir/AsmParser/AsmParser.h"
 #include "mlir/IR/Diagnostics.h"
 
-#include "llvm/Support/FileSystem.h"
+#include "llvm/ADT/SmallString.h"
 #include "llvm/Support/Path.h"
-#include "llvm/Support/Process.h"
 
 using namespace mlir;
 using namespace mlir::remat;
@@ -27,29 +26,14 @@ FailureOr<RankedTensorType> mlir::remat::parseTensorSpec(llvm::StringRef text,
   return tensor;
 }
 
-bool mlir::remat::writeWeightsDirectory(
-    llvm::StringRef dir, const std::vector<ImportedWeight> &weights,
-    std::string &error) {
-  std::string staging =
-      (dir + ".tmp" + llvm::Twine(llvm::sys::Process::getProcessId())).str();
-  llvm::sys::fs::remove_directories(staging);
-  if (std::error_code code = llvm::sys::fs::create_directories(staging)) {
-    error = "cannot create '" + staging + "': " + code.message();
-    return false;
-  }
+bool mlir::remat::writeWeights(llvm::StringRef dir,
+                               const std::vector<ImportedWeight> &weights,
+                               std::string &error) {
   for (const ImportedWeight &weight : weights) {
-    llvm::SmallString<256> path(staging);
+    llvm::SmallString<256> path(dir);
     llvm::sys::path::append(path, weight.name + ".npy");
-    if (!writeNpy(path, weight.array, error)) {
-      llvm::sys::fs::remove_directories(staging);
+    if (!writeNpy(path, weight.array, error))
       return false;
-    }
-  }
-  llvm::sys::fs::remove_directories(dir);
-  if (std::error_code code = llvm::sys::fs::rename(staging, dir)) {
-    llvm::sys::fs::remove_directories(staging);
-    error = ("cannot write '" + dir + "': " + code.message()).str();
-    return false;
   }
   return true;
 }

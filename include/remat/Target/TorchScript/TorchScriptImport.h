@@ -62,12 +62,13 @@ importTorchScript(llvm::StringRef path, const TorchScriptImportOptions &options,
 FailureOr<RankedTensorType> parseTensorSpec(llvm::StringRef text,
                                             MLIRContext *context);
 
-/// Writes each weight as <dir>/<name>.npy: first into a fresh sibling
-/// directory, which then replaces `dir`, so that a failure leaves no
-/// half-written weights. On failure returns false and sets `error`.
-bool writeWeightsDirectory(llvm::StringRef dir,
-                           const std::vector<ImportedWeight> &weights,
-                           std::string &error);
+/// Writes each weight as <dir>/<name>.npy into the existing directory
+/// `dir`: normally the temporary of an OutputDirectory (Support/OutputFile.h)
+/// that the tool commits with the MLIR naming it. On failure returns false
+/// and sets `error`.
+bool writeWeights(llvm::StringRef dir,
+                  const std::vector<ImportedWeight> &weights,
+                  std::string &error);
 
 } // namespace mlir::remat
 

@@ -14,6 +14,7 @@
 
 #include <cerrno>
 #include <cmath>
+#include <cstdio>
 #include <cstring>
 #include <sys/stat.h>
 #include <string>
@@ -175,32 +176,57 @@ inline bool readNpy(const std::string &path, ElementType type, int rank,
   return true;
 }
 
-/// Writes `path` through a temporary beside it, renamed when complete: no
-/// half-written result is left behind.
-inline void writeNpy(const std::string &path, ElementType type, int rank,
-                     const int64_t *shape, const std::vector<char> &bytes) {
-  std::string header = "{'descr': '" + npyDescr(type) +
-                       "', 'fortran_order': False, 'shape': " +
-                       shapeText(rank, shape) + ", }";
-  size_t total = 10 + header.size() + 1;
-  header.append((64 - total % 64) % 64, ' ');
-  header += '\n';
-  std::string partial = path + ".partial";
-  FILE *file = std::fopen(partial.c_str(), "wb");
-  if (!file)
-    fail("cannot write '" + path + "'");
-  uint16_t length = uint16_t(header.size());
-  bool ok = std::fwrite("\x93NUMPY\x01\x00", 1, 8, file) == 8 &&
-            std::fwrite(&length, 2, 1, file) == 1 &&
-            std::fwrite(header.data(), 1, header.size(), file) ==
-                header.size() &&
-            std::fwrite(bytes.data(), 1, bytes.size(), file) == bytes.size();
-  ok = std::fclose(file) == 0 && ok;
-  if (!ok || std::rename(partial.c_str(), path.c_str()) != 0) {
-    std::remove(partial.c_str());
-    fail("cannot write '" + path + "'");
+/// The result files, written as remat-run writes them (remat's
+/// Support/OutputFile.h): each into a temporary `<path>.partial` beside it,
+/// all renamed into place once every one is written. A failure removes the
+/// temporaries, so every existing result file stays as it was and none is
+/// half-written.
+struct ResultFiles {
+  std::vector<std::string> paths;
+
+  [[noreturn]] void abandon(const std::string &message) {
+    for (const std::string &path : paths)
+      std::remove((path + ".partial").c_str());
+    fail(message);
   }
-}
+
+  void write(const std::string &path, ElementType type, int rank,
+             const int64_t *shape, const std::vector<char> &bytes) {
+    std::string header = "{'descr': '" + npyDescr(type) +
+                         "', 'fortran_order': False, 'shape': " +
+                         shapeText(rank, shape) + ", }";
+    size_t total = 10 + header.size() + 1;
+    header.append((64 - total % 64) % 64, ' ');
+    header += '\n';
+    std::string partial = path + ".partial";
+    FILE *file = std::fopen(partial.c_str(), "wb");
+    if (!file)
+      abandon("cannot write '" + path + "'");
+    paths.push_back(path);
+    uint16_t length = uint16_t(header.size());
+    bool ok = std::fwrite("\x93NUMPY\x01\x00", 1, 8, file) == 8 &&
+              std::fwrite(&length, 2, 1, file) == 1 &&
+              std::fwrite(header.data(), 1, header.size(), file) ==
+                  header.size() &&
+              std::fwrite(bytes.data(), 1, bytes.size(), file) == bytes.size();
+    ok = std::fclose(file) == 0 && ok;
+    if (!ok)
+      abandon("cannot write '" + path + "'");
+  }
+
+  /// Renames every temporary into place, in the order written.
+  void commit() {
+    for (size_t i = 0; i < paths.size(); ++i) {
+      if (std::rename((paths[i] + ".partial").c_str(), paths[i].c_str()) ==
+          0)
+        continue;
+      std::string failed = paths[i];
+      paths.erase(paths.begin(), paths.begin() + i);
+      abandon("cannot write '" + failed + "'");
+    }
+    paths.clear();
+  }
+};
 
 //===----------------------------------------------------------------------===//
 // Filling the arguments (as remat-run's generateArgument)
@@ -389,16 +415,25 @@ inline int runHarness(int argc, char **argv, const StepInfo &step) {
     // As remat-run: the directory is made if missing (one level).
     if (mkdir(options.outputDir.c_str(), 0777) != 0 && errno != EEXIST)
       fail("cannot create '" + options.outputDir + "'");
+    // Every result is copied back before the first file is written: a
+    // CUDA error cannot leave temporaries behind.
+    std::vector<std::vector<char>> hostResults(step.numResults);
     for (int r = 0; r < step.numResults; ++r) {
       const ResultInfo &info = step.results[r];
-      std::vector<char> bytes(countOf(info.rank, info.shape) *
-                              elementBytes(info.type));
-      if (!bytes.empty())
-        REMAT_CHECK_CUDA(cudaMemcpy(bytes.data(), results[r], bytes.size(),
+      hostResults[r].resize(countOf(info.rank, info.shape) *
+                            elementBytes(info.type));
+      if (!hostResults[r].empty())
+        REMAT_CHECK_CUDA(cudaMemcpy(hostResults[r].data(), results[r],
+                                    hostResults[r].size(),
                                     cudaMemcpyDeviceToHost));
-      writeNpy(options.outputDir + "/" + info.name + ".npy", info.type,
-               info.rank, info.shape, bytes);
     }
+    ResultFiles files;
+    for (int r = 0; r < step.numResults; ++r) {
+      const ResultInfo &info = step.results[r];
+      files.write(options.outputDir + "/" + info.name + ".npy", info.type,
+                  info.rank, info.shape, hostResults[r]);
+    }
+    files.commit();
   }
   auto taken = [](size_t before, size_t after) {
     return (long long)before - (long long)after;
