@@ -94,7 +94,8 @@ void mlir::remat::registerRematPipeline() {
             anchor != OpPassManager::getAnyOpAnchorName())
           return errorHandler("remat-pipeline runs on a module (it plans "
                               "every function in it), not nested under '" +
-                              anchor + "': write builtin.module(remat-"
+                              anchor +
+                              "': write builtin.module(remat-"
                               "pipeline{...})");
         RematPipelineOptions options;
         std::string errors;
@@ -105,7 +106,5 @@ void mlir::remat::registerRematPipeline() {
         return success();
       },
       [](function_ref<void(const ::mlir::detail::PassOptions &)>
-             optionHandler) {
-        optionHandler(RematPipelineOptions());
-      });
+             optionHandler) { optionHandler(RematPipelineOptions()); });
 }

@@ -39,10 +39,10 @@ static cl::OptionCategory &getToolCategory() {
 static cl::opt<std::string> modelFile(cl::Positional, cl::Required,
                                       cl::desc("<model.pt>"),
                                       cl::cat(getToolCategory()));
-static cl::opt<std::string> outputFile("o", cl::init("-"),
-                                       cl::desc("Output MLIR file"),
-                                       cl::value_desc("filename"),
-                                       cl::cat(getToolCategory()));
+static cl::opt<std::string>
+    outputFile("o", cl::init("-"),
+               cl::desc("Output MLIR file (default: - for stdout)"),
+               cl::value_desc("filename"), cl::cat(getToolCategory()));
 static cl::list<std::string> inputShapes(
     "input-shape", cl::CommaSeparated,
     cl::desc("Full type of each input of forward, in order, batch included "
@@ -53,9 +53,10 @@ static cl::opt<std::string>
                   cl::desc("Weights directory (default: <output>.weights; "
                            "required when the MLIR goes to stdout)"),
                   cl::value_desc("dir"), cl::cat(getToolCategory()));
-static cl::opt<std::string> functionName("function-name", cl::init("forward"),
-                                         cl::desc("Name of the function"),
-                                         cl::cat(getToolCategory()));
+static cl::opt<std::string>
+    functionName("function-name", cl::init("forward"),
+                 cl::desc("Name of the function (default: forward)"),
+                 cl::cat(getToolCategory()));
 
 static int fail(const llvm::Twine &message) {
   llvm::errs() << "remat-import: error: " << message << "\n";

@@ -53,24 +53,24 @@ addShorthandPasses(const mlir::MlirOptMainConfig &base, std::string reportFile,
   if (!report && !rematOptions.budget.isSet())
     return base;
   mlir::MlirOptMainConfig config = base;
-  config.setPassPipelineSetupFn([base, report, reportFile,
-                                 timelineFile](mlir::PassManager &pm) {
-    if (mlir::failed(base.setupPassPipeline(pm)))
-      return mlir::failure();
-    if (rematOptions.budget.isSet()) {
-      mlir::remat::RematOptions options = rematOptions;
-      options.recordSolveTime |= report;
-      mlir::remat::buildRematPipeline(pm, options);
-    }
-    if (report) {
-      mlir::remat::RematReportPassOptions options;
-      options.path = reportFile;
-      options.timeline = timelineFile;
-      options.device = rematOptions.device;
-      pm.addPass(mlir::remat::createRematReportPass(options));
-    }
-    return mlir::success();
-  });
+  config.setPassPipelineSetupFn(
+      [base, report, reportFile, timelineFile](mlir::PassManager &pm) {
+        if (mlir::failed(base.setupPassPipeline(pm)))
+          return mlir::failure();
+        if (rematOptions.budget.isSet()) {
+          mlir::remat::RematOptions options = rematOptions;
+          options.recordSolveTime |= report;
+          mlir::remat::buildRematPipeline(pm, options);
+        }
+        if (report) {
+          mlir::remat::RematReportPassOptions options;
+          options.path = reportFile;
+          options.timeline = timelineFile;
+          options.device = rematOptions.device;
+          pm.addPass(mlir::remat::createRematReportPass(options));
+        }
+        return mlir::success();
+      });
   return config;
 }
 

@@ -43,25 +43,34 @@ static cl::OptionCategory &getToolCategory() {
 static cl::opt<std::string> inputFile(cl::Positional, cl::Required,
                                       cl::desc("<step.mlir>"),
                                       cl::cat(getToolCategory()));
-static cl::opt<uint64_t> seed("seed", cl::init(0),
-                              cl::desc("Seed of the generated arguments"),
-                              cl::cat(getToolCategory()));
+static cl::opt<uint64_t>
+    seed("seed", cl::init(0),
+         cl::desc("Seed of the generated arguments (default: 0)"),
+         cl::cat(getToolCategory()));
 static cl::opt<std::string>
-    inputsDir("inputs", cl::desc("Directory of <argument name>.npy inputs"),
+    inputsDir("inputs",
+              cl::desc("Directory of <argument name>.npy inputs (default: "
+                       "none, every argument generated)"),
               cl::cat(getToolCategory()));
-static cl::opt<int64_t> classes("classes", cl::init(0),
-                                cl::desc("Class count of label arguments"),
-                                cl::cat(getToolCategory()));
+static cl::opt<int64_t>
+    classes("classes", cl::init(0),
+            cl::desc("Class count of label arguments (default 0: the "
+                     "logits' or embedding's size)"),
+            cl::cat(getToolCategory()));
 static cl::opt<std::string>
-    outputDir("output-dir", cl::desc("Write each result as <name>.npy here"),
+    outputDir("output-dir",
+              cl::desc("Write each result as <name>.npy here (default: "
+                       "none)"),
               cl::cat(getToolCategory()));
 static cl::opt<std::string>
     referenceFile("reference",
-                  cl::desc("Run this original step too and compare"),
+                  cl::desc("Run this original step too and compare (default: "
+                           "none)"),
                   cl::cat(getToolCategory()));
 static cl::opt<double>
     tolerance("tolerance", cl::init(0.0),
-              cl::desc("Largest relative difference accepted (0: bitwise)"),
+              cl::desc("Largest relative difference accepted (default 0: "
+                       "bitwise)"),
               cl::cat(getToolCategory()));
 
 /// Checks the options the command line parser cannot: says what is wrong

@@ -33,12 +33,11 @@ using namespace mlir;
 using namespace mlir::remat;
 namespace cl = llvm::cl;
 
-static cl::opt<std::string> inputFilename(cl::Positional,
-                                          cl::desc("<input file>"),
-                                          cl::init("-"));
-static cl::opt<std::string> outputFilename("o", cl::desc("Output filename"),
-                                           cl::value_desc("filename"),
-                                           cl::init("-"));
+static cl::opt<std::string>
+    inputFilename(cl::Positional, cl::desc("<input file>"), cl::init("-"));
+static cl::opt<std::string>
+    outputFilename("o", cl::desc("Output filename (default: - for stdout)"),
+                   cl::value_desc("filename"), cl::init("-"));
 static cl::opt<bool> allowUnregisteredDialects(
     "allow-unregistered-dialect",
     cl::desc("Allow operations of unregistered dialects (testing only)"),
@@ -53,9 +52,10 @@ static cl::opt<std::string> inputSplitMarker(
     cl::desc("Split the input at the given or default marker and translate "
              "each chunk on its own"),
     cl::init(""));
-static cl::opt<std::string> outputSplitMarker(
-    "output-split-marker",
-    cl::desc("Marker between the outputs of the chunks"), cl::init(""));
+static cl::opt<std::string>
+    outputSplitMarker("output-split-marker",
+                      cl::desc("Marker between the outputs of the chunks"),
+                      cl::init(""));
 static cl::opt<bool> verifyDiagnostics(
     "verify-diagnostics",
     cl::desc("Check that the diagnostics match the expected-* comments"),

@@ -92,11 +92,12 @@ static cl::opt<double> lrOption("lr", cl::init(0.0), cl::sub(maxBatchCommand),
                                          "optimizer's own, SGD 0.01, Adam "
                                          "0.001)"),
                                 cl::cat(getToolCategory()));
-static cl::opt<double>
-    momentumOption("momentum", cl::init(0.0), cl::sub(maxBatchCommand),
-                   cl::sub(compileCommand), cl::sub(sweepCommand),
-                   cl::desc("SGD momentum (default: 0)"),
-                   cl::cat(getToolCategory()));
+static cl::opt<double> momentumOption("momentum", cl::init(0.0),
+                                      cl::sub(maxBatchCommand),
+                                      cl::sub(compileCommand),
+                                      cl::sub(sweepCommand),
+                                      cl::desc("SGD momentum (default: 0)"),
+                                      cl::cat(getToolCategory()));
 static cl::opt<int64_t> classesOption(
     "classes", cl::init(0), cl::sub(maxBatchCommand), cl::sub(compileCommand),
     cl::sub(sweepCommand),
@@ -109,7 +110,7 @@ cl::opt<bool> jsonOutput("json", cl::sub(maxBatchCommand),
                          cl::cat(getToolCategory()));
 cl::opt<std::string> outputFile("o", cl::init("-"), cl::sub(compileCommand),
                                 cl::desc("Output MLIR file (default: - for "
-                                  "stdout)"),
+                                         "stdout)"),
                                 cl::cat(getToolCategory()));
 cl::opt<std::string>
     weightsOption("weights", cl::sub(compileCommand),

@@ -1,4 +1,5 @@
-//===- SolverSpec.h - a solver's name and parameters, parsed once -*- C++ -*-===//
+//===- SolverSpec.h - a solver's name and parameters, parsed once -*- C++
+//-*-===//
 //
 // Which solver to run, as a typed value: `none`, `segments=K`, `sqrt`,
 // `marks`, `chain`, `heuristic`, `exact` or `auto`. Parsed once where the
@@ -22,7 +23,16 @@
 
 namespace mlir::remat {
 
-enum class SolverKind { None, Segments, Sqrt, Marks, Chain, Heuristic, Exact, Auto };
+enum class SolverKind {
+  None,
+  Segments,
+  Sqrt,
+  Marks,
+  Chain,
+  Heuristic,
+  Exact,
+  Auto
+};
 
 class SolverSpec {
 public:

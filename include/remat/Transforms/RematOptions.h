@@ -1,4 +1,5 @@
-//===- RematOptions.h - the rematerialization options, declared once -*- C++ -*-//
+//===- RematOptions.h - the rematerialization options, declared once -*- C++
+//-*-//
 //
 // Every rematerialization option has one declaration: its field and default
 // in RematOptions, and its name and help in forEachRematOption. Everything
@@ -60,8 +61,7 @@ struct RematOptions {
 
 /// Calls `visit(&RematOptions::field, name, help)` for every option, in the
 /// order in which help lists them: the one list of names and help texts.
-template <typename Visitor>
-void forEachRematOption(Visitor &&visit) {
+template <typename Visitor> void forEachRematOption(Visitor &&visit) {
   visit(&RematOptions::budget, "budget",
         "Byte budget for arguments + arena: 2.5GB, 512MiB, 123456, or 80% of "
         "what the step needs as given");
@@ -109,8 +109,7 @@ std::string withDefaultInHelp(llvm::StringRef help, const T &value) {
 /// strings like options declared in ODS. Construct it as a member of the
 /// parent, after the parent's base, in every constructor (the copy
 /// constructor included: a cloned pass copies the values afterwards).
-template <typename Parent>
-class RematPassOptionBinding {
+template <typename Parent> class RematPassOptionBinding {
 public:
   explicit RematPassOptionBinding(Parent &parent) {
     RematOptions defaults;
@@ -118,11 +117,11 @@ public:
                            llvm::StringRef help) {
       using T = std::decay_t<decltype(defaults.*field)>;
       using OptionT = typename Parent::template Option<T>;
-      helps.push_back(
-          std::make_unique<std::string>(withDefaultInHelp(help, defaults.*field)));
-      auto option = std::make_shared<OptionT>(
-          parent, name, llvm::cl::desc(*helps.back()),
-          llvm::cl::init(defaults.*field));
+      helps.push_back(std::make_unique<std::string>(
+          withDefaultInHelp(help, defaults.*field)));
+      auto option =
+          std::make_shared<OptionT>(parent, name, llvm::cl::desc(*helps.back()),
+                                    llvm::cl::init(defaults.*field));
       read.push_back([option, field](RematOptions &options) {
         options.*field = option->getValue();
       });
