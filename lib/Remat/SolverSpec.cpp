@@ -70,25 +70,3 @@ std::string SolverSpec::str() const {
   }
   return "auto";
 }
-
-bool llvm::cl::parser<SolverSpec>::parse(Option &option, StringRef,
-                                         StringRef arg, SolverSpec &value) {
-  std::string error;
-  std::optional<SolverSpec> parsed = SolverSpec::parse(arg, error);
-  if (!parsed)
-    return option.error(error);
-  value = *parsed;
-  return false;
-}
-
-void llvm::cl::parser<SolverSpec>::printOptionDiff(
-    const Option &option, const SolverSpec &value,
-    const OptionValue<SolverSpec> &defaultValue, size_t globalWidth) const {
-  printOptionName(option, globalWidth);
-  outs() << "= " << value;
-  if (defaultValue.hasValue())
-    outs() << " (default: " << defaultValue.getValue() << ")";
-  outs() << "\n";
-}
-
-void llvm::cl::parser<SolverSpec>::anchor() {}

@@ -151,25 +151,3 @@ ByteSize ByteSize::fromBytes(int64_t bytes) {
   size.bytes = bytes;
   return size;
 }
-
-bool llvm::cl::parser<ByteSize>::parse(Option &option, StringRef, StringRef arg,
-                                       ByteSize &value) {
-  std::string error;
-  std::optional<ByteSize> parsed = ByteSize::parse(arg, error);
-  if (!parsed)
-    return option.error(error);
-  value = *parsed;
-  return false;
-}
-
-void llvm::cl::parser<ByteSize>::printOptionDiff(
-    const Option &option, const ByteSize &value,
-    const OptionValue<ByteSize> &defaultValue, size_t globalWidth) const {
-  printOptionName(option, globalWidth);
-  outs() << "= " << value;
-  if (defaultValue.hasValue())
-    outs() << " (default: " << defaultValue.getValue() << ")";
-  outs() << "\n";
-}
-
-void llvm::cl::parser<ByteSize>::anchor() {}

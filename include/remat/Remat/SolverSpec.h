@@ -13,6 +13,8 @@
 #ifndef REMAT_REMAT_SOLVERSPEC_H
 #define REMAT_REMAT_SOLVERSPEC_H
 
+#include "remat/Support/TextOptionParser.h"
+
 #include "llvm/ADT/StringRef.h"
 #include "llvm/Support/CommandLine.h"
 #include "llvm/Support/raw_ostream.h"
@@ -73,29 +75,13 @@ inline llvm::raw_ostream &operator<<(llvm::raw_ostream &os,
 } // namespace mlir::remat
 
 namespace llvm::cl {
-/// Lets `cl::opt<SolverSpec>` and MLIR pass options parse solver names, with
-/// the parse error as the option's error.
+/// Lets `cl::opt<SolverSpec>` and MLIR pass options parse and print it.
 template <>
 class parser<mlir::remat::SolverSpec>
-    : public basic_parser<mlir::remat::SolverSpec> {
+    : public mlir::remat::TextOptionParser<mlir::remat::SolverSpec> {
 public:
-  parser(Option &option) : basic_parser(option) {}
-
-  bool parse(Option &option, StringRef argName, StringRef arg,
-             mlir::remat::SolverSpec &value);
-
+  using TextOptionParser::TextOptionParser;
   StringRef getValueName() const override { return "solver"; }
-
-  static void print(raw_ostream &os, const mlir::remat::SolverSpec &value) {
-    os << value;
-  }
-
-  void printOptionDiff(const Option &option,
-                       const mlir::remat::SolverSpec &value,
-                       const OptionValue<mlir::remat::SolverSpec> &defaultValue,
-                       size_t globalWidth) const;
-
-  void anchor() override;
 };
 } // namespace llvm::cl
 

@@ -14,6 +14,8 @@
 #ifndef REMAT_SUPPORT_BYTESIZE_H
 #define REMAT_SUPPORT_BYTESIZE_H
 
+#include "remat/Support/TextOptionParser.h"
+
 #include "llvm/ADT/StringRef.h"
 #include "llvm/Support/CommandLine.h"
 #include "llvm/Support/raw_ostream.h"
@@ -74,28 +76,13 @@ inline llvm::raw_ostream &operator<<(llvm::raw_ostream &os,
 } // namespace mlir::remat
 
 namespace llvm::cl {
-/// Lets `cl::opt<ByteSize>` and MLIR pass options parse byte sizes, with the
-/// parse error as the option's error.
+/// Lets `cl::opt<ByteSize>` and MLIR pass options parse and print it.
 template <>
 class parser<mlir::remat::ByteSize>
-    : public basic_parser<mlir::remat::ByteSize> {
+    : public mlir::remat::TextOptionParser<mlir::remat::ByteSize> {
 public:
-  parser(Option &option) : basic_parser(option) {}
-
-  bool parse(Option &option, StringRef argName, StringRef arg,
-             mlir::remat::ByteSize &value);
-
+  using TextOptionParser::TextOptionParser;
   StringRef getValueName() const override { return "size"; }
-
-  static void print(raw_ostream &os, const mlir::remat::ByteSize &value) {
-    os << value;
-  }
-
-  void printOptionDiff(const Option &option, const mlir::remat::ByteSize &value,
-                       const OptionValue<mlir::remat::ByteSize> &defaultValue,
-                       size_t globalWidth) const;
-
-  void anchor() override;
 };
 } // namespace llvm::cl
 
