@@ -2,7 +2,8 @@
 # run-consumer-test.sh BUILD_DIR - the consumer test of the installed
 # package: installs remat from BUILD_DIR into a fresh prefix, builds the
 # separate project in this directory against it with find_package(Remat),
-# and runs this directory's lit tests with that project's tool.
+# runs this directory's lit tests with that project's tool, and runs every
+# installed tool from the prefix (--help and a small run each).
 set -euo pipefail
 here="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
 build_dir="$(cd "$1" && pwd)"
@@ -16,4 +17,5 @@ cmake --build "$work/build" > "$work/build.log"
 /usr/lib/llvm-22/bin/lit -sv "$here" \
   --param consumer_tool="$work/build/my-compiler" \
   --param exec_root="$work/lit" \
+  --param installed_bin="$work/prefix/bin" \
   --param llvm_tools_dir=/usr/lib/llvm-22/bin
