@@ -33,6 +33,11 @@ struct NpyArray {
 /// Reads `path`; on failure returns std::nullopt and sets `error`.
 std::optional<NpyArray> readNpy(llvm::StringRef path, std::string &error);
 
+/// Parses the contents of a .npy file (`bytes`); `name` names it in `error`.
+/// On failure returns std::nullopt and sets `error`.
+std::optional<NpyArray> parseNpy(llvm::StringRef bytes, llvm::StringRef name,
+                                 std::string &error);
+
 /// Writes `array` to `path` whole (through a temporary file); on failure
 /// returns false and sets `error`.
 bool writeNpy(llvm::StringRef path, const NpyArray &array, std::string &error);
