@@ -17,6 +17,7 @@
 #include "llvm/Support/MemoryBuffer.h"
 
 #include <algorithm>
+#include <cmath>
 
 using namespace mlir;
 using namespace mlir::remat;
@@ -77,8 +78,13 @@ FailureOr<MeasuredProfile> mlir::remat::readMeasuredProfile(StringRef path,
   if (!buffer)
     return emitError(loc) << "cannot read the measured profile '" << path
                           << "': " << buffer.getError().message();
-  llvm::Expected<llvm::json::Value> json =
-      llvm::json::parse((*buffer)->getBuffer());
+  return parseMeasuredProfile((*buffer)->getBuffer(), path, loc);
+}
+
+FailureOr<MeasuredProfile>
+mlir::remat::parseMeasuredProfile(StringRef text, StringRef path,
+                                  Location loc) {
+  llvm::Expected<llvm::json::Value> json = llvm::json::parse(text);
   if (!json)
     return emitError(loc) << "measured profile '" << path
                           << "' is not valid JSON: "
@@ -90,10 +96,11 @@ FailureOr<MeasuredProfile> mlir::remat::readMeasuredProfile(StringRef path,
   MeasuredProfile profile;
   for (const auto &entry : *object) {
     std::optional<double> seconds = entry.second.getAsNumber();
-    if (!seconds || *seconds < 0.0)
-      return emitError(loc) << "measured profile '" << path << "': '"
-                            << entry.first.str()
-                            << "' must map to a non-negative number of seconds";
+    // 1e999 reads as infinity: not a time.
+    if (!seconds || !std::isfinite(*seconds) || *seconds < 0.0)
+      return emitError(loc)
+             << "measured profile '" << path << "': '" << entry.first.str()
+             << "' must map to a finite, non-negative number of seconds";
     profile[entry.first.str()] = *seconds;
   }
   return profile;
