@@ -11,7 +11,17 @@ work="$build_dir/consumer-test"
 rm -rf "$work"
 mkdir -p "$work"
 cmake --install "$build_dir" --prefix "$work/prefix" > "$work/install.log"
-cmake -S "$here" -B "$work/build" -G Ninja \
+# REMAT_CONSUMER_CXX and REMAT_CONSUMER_FLAGS (set by ctest): the compiler
+# and sanitizer flags remat was built with, which its static libraries need.
+compiler_args=()
+if [ -n "${REMAT_CONSUMER_CXX:-}" ]; then
+  compiler_args+=(-DCMAKE_CXX_COMPILER="$REMAT_CONSUMER_CXX")
+fi
+if [ -n "${REMAT_CONSUMER_FLAGS:-}" ]; then
+  compiler_args+=(-DCMAKE_CXX_FLAGS="$REMAT_CONSUMER_FLAGS"
+                  -DCMAKE_EXE_LINKER_FLAGS="$REMAT_CONSUMER_FLAGS")
+fi
+cmake -S "$here" -B "$work/build" -G Ninja "${compiler_args[@]}" \
   -DCMAKE_BUILD_TYPE=Release -DCMAKE_PREFIX_PATH="$work/prefix" > "$work/configure.log"
 cmake --build "$work/build" > "$work/build.log"
 /usr/lib/llvm-22/bin/lit -sv "$here" \
