@@ -20,8 +20,8 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
   std::optional<ByteSize> budget = ByteSize::parse(text, error);
   if (!budget)
     return 0;
-  for (int64_t peak : {int64_t(0), int64_t(1), int64_t(1000),
-                       int64_t(1) << 40, std::numeric_limits<int64_t>::max()})
+  for (int64_t peak : {int64_t(0), int64_t(1), int64_t(1000), int64_t(1) << 40,
+                       std::numeric_limits<int64_t>::max()})
     (void)budget->resolve(peak);
   std::optional<ByteSize> again = ByteSize::parse(budget->str(), error);
   if (!again || *again != *budget) {

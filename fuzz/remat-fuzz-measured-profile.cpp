@@ -24,7 +24,8 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
     auto *context = new MLIRContext(MLIRContext::Threading::DISABLED);
     return context;
   }();
-  ScopedDiagnosticHandler quiet(context, [](Diagnostic &) { return success(); });
+  ScopedDiagnosticHandler quiet(context,
+                                [](Diagnostic &) { return success(); });
   llvm::StringRef text(reinterpret_cast<const char *>(data), size);
   FailureOr<MeasuredProfile> profile =
       parseMeasuredProfile(text, "fuzz.json", UnknownLoc::get(context));

@@ -104,9 +104,9 @@ static int64_t getJsonNesting(StringRef text) {
   return deepest;
 }
 
-FailureOr<MeasuredProfile>
-mlir::remat::parseMeasuredProfile(StringRef text, StringRef path,
-                                  Location loc) {
+FailureOr<MeasuredProfile> mlir::remat::parseMeasuredProfile(StringRef text,
+                                                             StringRef path,
+                                                             Location loc) {
   // A profile is one object of numbers; 64 levels is far more than any
   // valid one has, and far fewer than overflow the stack.
   constexpr int64_t kMaxNesting = 64;

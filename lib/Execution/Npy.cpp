@@ -90,10 +90,10 @@ std::optional<NpyArray> mlir::remat::parseNpy(llvm::StringRef bytes,
     return std::nullopt;
   }
   auto byteAt = [&](size_t i) { return uint32_t(uint8_t(bytes[i])); };
-  size_t headerLength =
-      major == 1 ? byteAt(8) | (byteAt(9) << 8)
-                 : byteAt(8) | (byteAt(9) << 8) | (byteAt(10) << 16) |
-                       (byteAt(11) << 24);
+  size_t headerLength = major == 1
+                            ? byteAt(8) | (byteAt(9) << 8)
+                            : byteAt(8) | (byteAt(9) << 8) |
+                                  (byteAt(10) << 16) | (byteAt(11) << 24);
   if (bytes.size() < headerStart + headerLength) {
     error = "'" + path.str() + "' has a truncated header";
     return std::nullopt;
