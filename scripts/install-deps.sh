@@ -13,6 +13,9 @@ packages=(
   llvm-22-dev llvm-22-tools libmlir-22-dev mlir-22-tools
   # Build tools.
   cmake ninja-build ccache lld g++
+  # The sanitizer and fuzzing builds (scripts/sanitize.sh, scripts/fuzz.sh):
+  # clang with its ASan/UBSan runtimes and libFuzzer.
+  clang-22 libclang-rt-22-dev libfuzzer-22-dev
   # Unit tests and benchmarks.
   libgtest-dev libgmock-dev libbenchmark-dev
   # JSON reading (graph import, reports).

@@ -17,6 +17,7 @@
 #include "llvm/Support/MemoryBuffer.h"
 
 #include <algorithm>
+#include <cmath>
 
 using namespace mlir;
 using namespace mlir::remat;
@@ -77,8 +78,43 @@ FailureOr<MeasuredProfile> mlir::remat::readMeasuredProfile(StringRef path,
   if (!buffer)
     return emitError(loc) << "cannot read the measured profile '" << path
                           << "': " << buffer.getError().message();
-  llvm::Expected<llvm::json::Value> json =
-      llvm::json::parse((*buffer)->getBuffer());
+  return parseMeasuredProfile((*buffer)->getBuffer(), path, loc);
+}
+
+/// The deepest nesting of arrays and objects in `text` (outside strings).
+/// llvm::json::parse recurses once per level: deep input overflows the stack.
+static int64_t getJsonNesting(StringRef text) {
+  int64_t depth = 0, deepest = 0;
+  bool inString = false;
+  for (size_t i = 0; i < text.size(); ++i) {
+    char c = text[i];
+    if (inString) {
+      if (c == '\\')
+        ++i;
+      else if (c == '"')
+        inString = false;
+    } else if (c == '"') {
+      inString = true;
+    } else if (c == '[' || c == '{') {
+      deepest = std::max(deepest, ++depth);
+    } else if (c == ']' || c == '}') {
+      --depth;
+    }
+  }
+  return deepest;
+}
+
+FailureOr<MeasuredProfile> mlir::remat::parseMeasuredProfile(StringRef text,
+                                                             StringRef path,
+                                                             Location loc) {
+  // A profile is one object of numbers; 64 levels is far more than any
+  // valid one has, and far fewer than overflow the stack.
+  constexpr int64_t kMaxNesting = 64;
+  if (getJsonNesting(text) > kMaxNesting)
+    return emitError(loc) << "measured profile '" << path
+                          << "' nests arrays or objects deeper than "
+                          << kMaxNesting << " levels";
+  llvm::Expected<llvm::json::Value> json = llvm::json::parse(text);
   if (!json)
     return emitError(loc) << "measured profile '" << path
                           << "' is not valid JSON: "
@@ -90,10 +126,11 @@ FailureOr<MeasuredProfile> mlir::remat::readMeasuredProfile(StringRef path,
   MeasuredProfile profile;
   for (const auto &entry : *object) {
     std::optional<double> seconds = entry.second.getAsNumber();
-    if (!seconds || *seconds < 0.0)
-      return emitError(loc) << "measured profile '" << path << "': '"
-                            << entry.first.str()
-                            << "' must map to a non-negative number of seconds";
+    // 1e999 reads as infinity: not a time.
+    if (!seconds || !std::isfinite(*seconds) || *seconds < 0.0)
+      return emitError(loc)
+             << "measured profile '" << path << "': '" << entry.first.str()
+             << "' must map to a finite, non-negative number of seconds";
     profile[entry.first.str()] = *seconds;
   }
   return profile;

@@ -11,6 +11,7 @@
 #include "remat/Support/OutputFile.h"
 
 #include "llvm/ADT/StringExtras.h"
+#include "llvm/Support/MathExtras.h"
 #include "llvm/Support/MemoryBuffer.h"
 
 using namespace mlir;
@@ -72,17 +73,27 @@ std::optional<NpyArray> mlir::remat::readNpy(llvm::StringRef path,
     error = "cannot read '" + path.str() + "': " + buffer.getError().message();
     return std::nullopt;
   }
-  llvm::StringRef bytes = (*buffer)->getBuffer();
+  return parseNpy((*buffer)->getBuffer(), path, error);
+}
+
+std::optional<NpyArray> mlir::remat::parseNpy(llvm::StringRef bytes,
+                                              llvm::StringRef path,
+                                              std::string &error) {
   if (!bytes.starts_with("\x93NUMPY") || bytes.size() < 10) {
     error = "'" + path.str() + "' is not a .npy file";
     return std::nullopt;
   }
   uint8_t major = bytes[6];
   size_t headerStart = major == 1 ? 10 : 12;
-  size_t headerLength =
-      major == 1 ? uint8_t(bytes[8]) | (uint8_t(bytes[9]) << 8)
-                 : uint8_t(bytes[8]) | (uint8_t(bytes[9]) << 8) |
-                       (uint8_t(bytes[10]) << 16) | (uint8_t(bytes[11]) << 24);
+  if (bytes.size() < headerStart) {
+    error = "'" + path.str() + "' has a truncated header";
+    return std::nullopt;
+  }
+  auto byteAt = [&](size_t i) { return uint32_t(uint8_t(bytes[i])); };
+  size_t headerLength = major == 1
+                            ? byteAt(8) | (byteAt(9) << 8)
+                            : byteAt(8) | (byteAt(9) << 8) |
+                                  (byteAt(10) << 16) | (byteAt(11) << 24);
   if (bytes.size() < headerStart + headerLength) {
     error = "'" + path.str() + "' has a truncated header";
     return std::nullopt;
@@ -117,13 +128,20 @@ std::optional<NpyArray> mlir::remat::readNpy(llvm::StringRef path,
   header.slice(open + 1, close).split(dims, ',', -1, false);
   for (llvm::StringRef dim : dims) {
     int64_t size;
-    if (dim.trim().getAsInteger(10, size)) {
+    if (dim.trim().getAsInteger(10, size) || size < 0) {
       error = "'" + path.str() + "' has a malformed shape";
       return std::nullopt;
     }
     array.shape.push_back(size);
   }
-  int64_t dataBytes = array.getNumElements() * getNpyTypeBytes(array.type);
+  // The data's size, checked for overflow: a header may claim anything.
+  int64_t dataBytes = getNpyTypeBytes(array.type);
+  for (int64_t size : array.shape) {
+    if (llvm::MulOverflow(dataBytes, size, dataBytes)) {
+      error = "'" + path.str() + "' has a shape of more than 2^63 bytes";
+      return std::nullopt;
+    }
+  }
   llvm::StringRef data = bytes.drop_front(headerStart + headerLength);
   if (static_cast<int64_t>(data.size()) != dataBytes) {
     error = "'" + path.str() + "' holds " + std::to_string(data.size()) +

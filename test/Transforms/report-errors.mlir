@@ -6,7 +6,13 @@
 // RUN: not remat-opt %s --pass-pipeline='builtin.module(remat-report{path=%t.json measured-profile=%S/Inputs/missing.json})' -o /dev/null 2>&1 | FileCheck %s --check-prefix=MISSING
 // MISSING: error: cannot read the measured profile '{{.*}}missing.json'
 // RUN: not remat-opt %s --pass-pipeline='builtin.module(remat-report{path=%t.json measured-profile=%S/Inputs/measured-negative.json})' -o /dev/null 2>&1 | FileCheck %s --check-prefix=NEGATIVE
-// NEGATIVE: error: measured profile '{{.*}}measured-negative.json': 'nn.relu' must map to a non-negative number of seconds
+// NEGATIVE: error: measured profile '{{.*}}measured-negative.json': 'nn.relu' must map to a finite, non-negative number of seconds
+// RUN: not remat-opt %s --pass-pipeline='builtin.module(remat-report{path=%t.json measured-profile=%S/Inputs/measured-infinite.json})' -o /dev/null 2>&1 | FileCheck %s --check-prefix=INFINITE
+// INFINITE: error: measured profile '{{.*}}measured-infinite.json': 'nn.relu' must map to a finite, non-negative number of seconds
+// A profile nested 5000 deep is rejected before the JSON parser, whose
+// recursion overflowed the stack at 50,000 levels (found by remat-fuzz-measured-profile).
+// RUN: not remat-opt %s --pass-pipeline='builtin.module(remat-report{path=%t.json measured-profile=%S/Inputs/measured-deep.json})' -o /dev/null 2>&1 | FileCheck %s --check-prefix=DEEP
+// DEEP: error: measured profile '{{.*}}measured-deep.json' nests arrays or objects deeper than 64 levels
 // RUN: not remat-opt %s --pass-pipeline='builtin.module(remat-report{path=%t.json measured-profile=%S/Inputs/measured-array.json})' -o /dev/null 2>&1 | FileCheck %s --check-prefix=ARRAY
 // ARRAY: error: measured profile '{{.*}}measured-array.json' must be a JSON object of op -> seconds
 // RUN: not remat-opt %s --report=%t.dir/missing/report.json -o /dev/null 2>&1 | FileCheck %s --check-prefix=PATH

@@ -70,6 +70,11 @@ using MeasuredProfile = llvm::StringMap<double>;
 /// `loc` naming the file, or the key that is not a non-negative number.
 FailureOr<MeasuredProfile> readMeasuredProfile(StringRef path, Location loc);
 
+/// Parses a measured profile from `text`, the contents of the file `path`
+/// (which names it in errors), as readMeasuredProfile does.
+FailureOr<MeasuredProfile> parseMeasuredProfile(StringRef text, StringRef path,
+                                                Location loc);
+
 class CostModel {
 public:
   explicit CostModel(const DeviceProfile &device,

@@ -34,6 +34,11 @@ struct NpyArray {
 /// Reads `path`; on failure returns std::nullopt and sets `error`.
 std::optional<NpyArray> readNpy(llvm::StringRef path, std::string &error);
 
+/// Parses the contents of a .npy file (`bytes`); `name` names it in `error`.
+/// On failure returns std::nullopt and sets `error`.
+std::optional<NpyArray> parseNpy(llvm::StringRef bytes, llvm::StringRef name,
+                                 std::string &error);
+
 /// Writes `array` to `path` whole (an OutputFile: through a temporary
 /// renamed into place); on failure returns false, sets `error` and leaves
 /// an existing `path` as it was.
