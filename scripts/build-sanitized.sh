@@ -14,26 +14,10 @@ set -euo pipefail
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 build_dir="${1:-$root/build-asan}"
 
-bash "$root/scripts/install-deps.sh"
-
 llvm_prefix=/usr/lib/llvm-22
-torch_option=OFF
-if [ -f /usr/lib/x86_64-linux-gnu/cmake/Torch/TorchConfig.cmake ]; then
-  torch_option=ON
-fi
-cbc_option=OFF
-if pkg-config --exists cbc 2>/dev/null; then
-  cbc_option=ON
-fi
-cmake -S "$root" -B "$build_dir" -G Ninja \
-  -DCMAKE_C_COMPILER="$llvm_prefix/bin/clang" \
-  -DCMAKE_CXX_COMPILER="$llvm_prefix/bin/clang++" \
-  -DREMAT_SANITIZERS=address,undefined \
-  -DREMAT_ENABLE_FUZZ=ON \
-  -DREMAT_ENABLE_TORCH="$torch_option" \
-  -DREMAT_ENABLE_CBC="$cbc_option" \
-  -DCMAKE_BUILD_TYPE=Release \
-  -DMLIR_DIR="$llvm_prefix/lib/cmake/mlir" \
-  -DLLVM_EXTERNAL_LIT="$llvm_prefix/bin/lit" \
-  ${REMAT_CMAKE_ARGS:-}
-cmake --build "$build_dir" -j "${REMAT_JOBS:-$(nproc)}"
+# build.sh installs the packages, detects LibTorch and CBC and configures
+# as for the normal build; these options make it the sanitized one.
+REMAT_CMAKE_ARGS="-DCMAKE_C_COMPILER=$llvm_prefix/bin/clang \
+  -DCMAKE_CXX_COMPILER=$llvm_prefix/bin/clang++ \
+  -DREMAT_SANITIZERS=address,undefined -DREMAT_ENABLE_FUZZ=ON \
+  ${REMAT_CMAKE_ARGS:-}" bash "$root/scripts/build.sh" "$build_dir"

@@ -2,7 +2,8 @@
 # build.sh - installs what remat needs, then configures and builds it.
 #
 # Usage: scripts/build.sh [BUILD_DIR]   (default: build/ in the repository)
-# Extra CMake options can be passed in REMAT_CMAKE_ARGS. Uses Ninja and
+# Extra CMake options can be passed in REMAT_CMAKE_ARGS, the Ninja job count
+# in REMAT_JOBS (default: Ninja's). Uses Ninja and
 # ccache; a second run rebuilds only what changed.
 set -euo pipefail
 
@@ -29,4 +30,4 @@ cmake -S "$root" -B "$build_dir" -G Ninja \
   -DMLIR_DIR="$llvm_prefix/lib/cmake/mlir" \
   -DLLVM_EXTERNAL_LIT="$llvm_prefix/bin/lit" \
   ${REMAT_CMAKE_ARGS:-}
-cmake --build "$build_dir"
+cmake --build "$build_dir" ${REMAT_JOBS:+-j "$REMAT_JOBS"}

@@ -339,16 +339,16 @@ struct RematAutodiffPass
     options.beta1 = beta1;
     options.beta2 = beta2;
     options.eps = eps;
-    for (FunctionOpInterface function : getFunctionsWithBodies(getOperation())) {
-      auto funcOp = dyn_cast<func::FuncOp>(function.getOperation());
-      if (!funcOp) {
-        function.emitOpError("remat-autodiff differentiates func.func "
-                             "functions only");
+    // Every func.func with a body, nested modules included (the only
+    // function op among remat's dialects).
+    SmallVector<func::FuncOp> functions;
+    getOperation().walk([&](func::FuncOp function) {
+      if (!function.isExternal())
+        functions.push_back(function);
+    });
+    for (func::FuncOp function : functions)
+      if (failed(differentiateFunction(function, options)))
         return signalPassFailure();
-      }
-      if (failed(differentiateFunction(funcOp, options)))
-        return signalPassFailure();
-    }
   }
 };
 } // namespace
