@@ -53,23 +53,23 @@ for entry in "${targets[@]}"; do
       status=1
       replayed="a regression FAILS"
       echo "fuzz: remat-fuzz-$name FAILS on a regression in $regressions:"
-      grep -v 'libLLVM\|libMLIR' "$log.regressions" | tail -n 40
+      grep -a -v 'libLLVM\|libMLIR' "$log.regressions" | tail -n 40
     fi
   fi
   result=0
   "$fuzzer" -max_total_time="$seconds" -max_len="$max_len" -timeout=30 \
     -rss_limit_mb=4096 -print_final_stats=1 -artifact_prefix="$crashes/" \
     "${dirs[@]}" > "$log" 2>&1 || result=$?
-  runs="$(grep -o 'Done [0-9]* runs in [0-9]* second(s)' "$log" | tail -1 || true)"
+  runs="$(grep -a -o 'Done [0-9]* runs in [0-9]* second(s)' "$log" | tail -1 || true)"
   if [ "$result" -eq 0 ]; then
     echo "fuzz: remat-fuzz-$name: ${runs:-no run count} ($replayed)"
     summary+=("remat-fuzz-$name: ${runs:-no run count} ($replayed)")
   else
     status=1
     echo "fuzz: remat-fuzz-$name FAILED (exit $result); the end of its log:"
-    grep -v 'libLLVM\|libMLIR\|NEW_FUNC\|^remat: ' "$log" | tail -n 40
+    grep -a -v 'libLLVM\|libMLIR\|NEW_FUNC\|^remat: ' "$log" | tail -n 40
     ls -1 "$crashes" | sed "s|^|fuzz:   input: $crashes/|"
-    executed="$(grep -o 'stat::number_of_executed_units: [0-9]*' "$log" | tail -1 || true)"
+    executed="$(grep -a -o 'stat::number_of_executed_units: [0-9]*' "$log" | tail -1 || true)"
     summary+=("remat-fuzz-$name: FAILED after ${executed#stat::number_of_executed_units: } runs ($replayed)")
   fi
 done

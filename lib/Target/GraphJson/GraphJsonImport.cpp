@@ -25,6 +25,7 @@
 
 #include <cmath>
 #include <deque>
+#include <limits>
 #include <map>
 
 using namespace mlir;
@@ -125,10 +126,25 @@ FailureOr<Format> GraphReader::detectFormat(const json::Array &nodes) {
                     "(Checkmate) nor 'out_cost' (random layered)";
 }
 
+/// An integral JSON number within the int64 range. json::Value::getAsInteger
+/// converts a double of 2^63 (what INT64_MAX rounds to) with undefined
+/// behaviour, so doubles are bounded here first, by bounds exact in double;
+/// stored integers are taken exactly.
+static std::optional<int64_t> getInt64(const json::Value &value) {
+  if (std::optional<uint64_t> whole = value.getAsUINT64())
+    return *whole <= uint64_t(std::numeric_limits<int64_t>::max())
+               ? std::optional<int64_t>(int64_t(*whole))
+               : std::nullopt;
+  std::optional<double> number = value.getAsNumber();
+  if (!number || !(*number >= -0x1p63 && *number < 0x1p63))
+    return std::nullopt;
+  return value.getAsInteger();
+}
+
 FailureOr<int64_t> GraphReader::readId(const json::Value *value,
                                        StringRef what) {
   if (value) {
-    if (std::optional<int64_t> id = value->getAsInteger())
+    if (std::optional<int64_t> id = getInt64(*value))
       return *id;
     // The random layered graphs' link endpoints are numbers; accept strings
     // of digits too, as networkx may write them.
