@@ -9,6 +9,11 @@
 # leaks, times out on one input or runs out of memory; turn such an input into
 # a regression by copying it to test/Fuzz/Inputs/<target>/ with the fix.
 #
+# The mutations start from REMAT_FUZZ_SEED (default 1), so that a run from a
+# fresh build directory (CI's) explores the same inputs each time and a
+# failure reproduces; REMAT_FUZZ_SEED=0 lets libFuzzer pick a random seed,
+# for exploring beyond what CI covers.
+#
 # Usage: scripts/fuzz.sh [BUILD_DIR] [SECONDS]   (defaults: build-asan/, 60)
 set -euo pipefail
 
@@ -57,7 +62,8 @@ for entry in "${targets[@]}"; do
     fi
   fi
   result=0
-  "$fuzzer" -max_total_time="$seconds" -max_len="$max_len" -timeout=30 \
+  "$fuzzer" -seed="${REMAT_FUZZ_SEED:-1}" -max_total_time="$seconds" \
+    -max_len="$max_len" -timeout=30 \
     -rss_limit_mb=4096 -print_final_stats=1 -artifact_prefix="$crashes/" \
     "${dirs[@]}" > "$log" 2>&1 || result=$?
   runs="$(grep -a -o 'Done [0-9]* runs in [0-9]* second(s)' "$log" | tail -1 || true)"
