@@ -20,6 +20,8 @@ static LogicalResult verifyElementTypes(Operation *op) {
                                "result", getTensorType(op->getResult(0)));
 }
 
+Value ReshapeOp::getViewSource() { return getInput(); }
+
 LogicalResult ReshapeOp::verify() {
   if (failed(verifyElementTypes(*this)))
     return failure();
@@ -31,6 +33,8 @@ LogicalResult ReshapeOp::verify() {
 }
 
 int64_t ReshapeOp::getFlopCount() { return 0; }
+
+Value FlattenOp::getViewSource() { return getInput(); }
 
 LogicalResult FlattenOp::verify() {
   RankedTensorType input = getInput().getType();

@@ -13,6 +13,7 @@
 #include "mlir/IR/BuiltinAttributes.h"
 #include "mlir/IR/BuiltinTypes.h"
 #include "mlir/IR/OpImplementation.h"
+#include "mlir/Interfaces/ViewLikeInterface.h"
 #include "llvm/ADT/StringSwitch.h"
 
 using namespace mlir;
@@ -113,6 +114,29 @@ std::optional<Phase> mlir::remat::getPhase(Operation *op) {
 StringRef mlir::remat::getOpName(Operation *op) {
   auto name = op->getAttrOfType<StringAttr>(attr::kName);
   return name ? name.getValue() : StringRef();
+}
+
+BlockArgument mlir::remat::findArgumentByName(FunctionOpInterface function,
+                                              StringRef name) {
+  Region &body = function.getFunctionBody();
+  if (body.empty())
+    return {};
+  for (BlockArgument argument : body.front().getArguments()) {
+    auto argName = function.getArgAttrOfType<StringAttr>(
+        argument.getArgNumber(), attr::kName);
+    if (argName && argName.getValue() == name)
+      return argument;
+  }
+  return {};
+}
+
+BlockArgument mlir::remat::getUpdatedArgument(FunctionOpInterface function,
+                                              unsigned index) {
+  if (index >= function.getNumResults())
+    return {};
+  auto updates = function.getResultAttrOfType<StringAttr>(index, attr::kUpdates);
+  return updates ? findArgumentByName(function, updates.getValue())
+                 : BlockArgument();
 }
 
 //===----------------------------------------------------------------------===//
@@ -218,6 +242,11 @@ LogicalResult verifyRematAttribute(NamedAttribute attribute, Site site,
       return emitError() << "'" << name << "' must be a dictionary";
     return success();
   }
+  if (name == attr::kUpdates) {
+    if (failed(allowedAt({Site::Result})))
+      return failure();
+    return success(getNonEmptyString(attribute, emitError).has_value());
+  }
   if (name == attr::kWorkspaceOffset || name == attr::kArenaBytes) {
     if (failed(allowedAt({Site::Op})))
       return failure();
@@ -227,6 +256,102 @@ LogicalResult verifyRematAttribute(NamedAttribute attribute, Site site,
     return success();
   }
   return emitError() << "unknown remat attribute '" << name << "'";
+}
+
+/// The op of `block` that reads `value` at `use`, or null.
+Operation *getReader(Block &block, OpOperand &use) {
+  return block.findAncestorOpInBlock(*use.getOwner());
+}
+
+/// The first op of `block` after `update` (in block order) that reads the old
+/// value of `argument`: the argument itself or a view of it, transitively.
+Operation *findReadAfter(Block &block, BlockArgument argument,
+                         Operation *update) {
+  SmallVector<Value> values{argument};
+  Operation *first = nullptr;
+  while (!values.empty()) {
+    Value value = values.pop_back_val();
+    for (OpOperand &use : value.getUses()) {
+      Operation *reader = getReader(block, use);
+      if (!reader || reader == update)
+        continue;
+      if (isa<ViewLikeOpInterface>(reader) && reader->getNumResults() == 1)
+        values.push_back(reader->getResult(0));
+      if (reader->hasTrait<OpTrait::IsTerminator>())
+        continue;
+      if (update->isBeforeInBlock(reader) &&
+          (!first || reader->isBeforeInBlock(first)))
+        first = reader;
+    }
+  }
+  return first;
+}
+
+/// Checks result `index`'s `remat.updates`: it names an argument of a state
+/// role and the result's type, no other result updates that argument, the
+/// value is an op result of the body (not an argument, not a view, not
+/// returned twice), and nothing reads the argument's old value after the op
+/// that writes the new one.
+LogicalResult verifyStateUpdate(FunctionOpInterface function, unsigned index,
+                                function_ref<InFlightDiagnostic()> emitError) {
+  StringRef name =
+      function.getResultAttrOfType<StringAttr>(index, attr::kUpdates).getValue();
+  BlockArgument argument = getUpdatedArgument(function, index);
+  if (!argument)
+    return emitError() << "'" << attr::kUpdates << "' names '" << name
+                       << "', which is no argument's remat.name";
+  auto role = function.getArgAttrOfType<StringAttr>(argument.getArgNumber(),
+                                                    attr::kRole);
+  std::optional<ArgumentRole> parsed =
+      role ? parseArgumentRole(role.getValue()) : std::nullopt;
+  if (!parsed || (*parsed != ArgumentRole::Weight &&
+                  *parsed != ArgumentRole::Buffer &&
+                  *parsed != ArgumentRole::OptState &&
+                  *parsed != ArgumentRole::Step))
+    return emitError() << "'" << attr::kUpdates << "' names '" << name
+                       << "', which is not an argument of role weight, "
+                          "buffer, opt_state or step";
+  if (function.getResultTypes()[index] != argument.getType())
+    return emitError() << "updates '" << name << "' of type "
+                       << argument.getType() << " with a value of type "
+                       << function.getResultTypes()[index];
+  for (unsigned other = 0; other < index; ++other)
+    if (getUpdatedArgument(function, other) == argument)
+      return emitError() << "updates '" << name << "', which result " << other
+                         << " already updates";
+  Region &body = function.getFunctionBody();
+  if (body.empty() || !body.hasOneBlock() || !body.front().mightHaveTerminator())
+    return success(); // declarations and malformed bodies: nothing to order
+  Block &block = body.front();
+  Operation *terminator = block.getTerminator();
+  if (index >= terminator->getNumOperands())
+    return success(); // the function's own verifier reports the mismatch
+  Value value = terminator->getOperand(index);
+  Operation *writer = value.getDefiningOp();
+  if (!writer || writer->getBlock() != &block)
+    return emitError() << "updates '" << name
+                       << "' with a value no op of the body defines; state is "
+                          "updated by the op that computes its new value";
+  if (isa<ViewLikeOpInterface>(writer))
+    return emitError() << "updates '" << name
+                       << "' with a view; the new value must have bytes of "
+                          "its own to write into the argument's buffer";
+  for (OpOperand &use : value.getUses())
+    if (use.getOwner() == terminator && use.getOperandNumber() != index)
+      return emitError() << "updates '" << name << "' with a value also "
+                         << "returned as result " << use.getOperandNumber();
+  if (Operation *reader = findReadAfter(block, argument, writer)) {
+    InFlightDiagnostic diagnostic = emitError();
+    diagnostic << "'" << name << "' is read by '" << reader->getName()
+               << "'";
+    if (StringRef readerName = getOpName(reader); !readerName.empty())
+      diagnostic << " \"" << readerName << "\"";
+    diagnostic << " after the op that writes its new value into its buffer";
+    diagnostic.attachNote(reader->getLoc()) << "the read of the old value";
+    diagnostic.attachNote(writer->getLoc()) << "the update";
+    return diagnostic;
+  }
+  return success();
 }
 } // namespace
 
@@ -255,7 +380,16 @@ LogicalResult RematDialect::verifyRegionArgAttribute(Operation *op, unsigned,
 
 LogicalResult RematDialect::verifyRegionResultAttribute(
     Operation *op, unsigned, unsigned resultIndex, NamedAttribute attribute) {
-  return verifyRematAttribute(attribute, Site::Result, [=] {
+  auto emitResultError = [=] {
     return op->emitOpError() << "result " << resultIndex << ": ";
-  });
+  };
+  if (failed(verifyRematAttribute(attribute, Site::Result, emitResultError)))
+    return failure();
+  if (attribute.getName() != attr::kUpdates)
+    return success();
+  auto function = dyn_cast<FunctionOpInterface>(op);
+  if (!function)
+    return emitResultError() << "'" << attr::kUpdates
+                             << "' is only allowed on a function's results";
+  return verifyStateUpdate(function, resultIndex, emitResultError);
 }

@@ -1,8 +1,10 @@
 //===- NNShapeOps.td - reshapes, permutations and reductions -*- tablegen -*-===//
 //
-// Ops that move or reduce data without other arithmetic. Every result is a
-// new tensor (value semantics); views are a later memory feature. Dimension
-// attributes may be negative, counting from the last dimension as in ATen.
+// Ops that move or reduce data without other arithmetic. The IR has value
+// semantics; reshape and flatten only reinterpret a contiguous buffer, so they
+// are views (ViewLikeOpInterface): by the memory model their result shares
+// its operand's bytes. Dimension attributes may be negative, counting from
+// the last dimension as in ATen.
 //
 //===----------------------------------------------------------------------===//
 
@@ -10,8 +12,10 @@
 #define REMAT_DIALECT_NN_IR_NNSHAPEOPS
 
 include "remat/Dialect/NN/IR/NNBase.td"
+include "mlir/Interfaces/ViewLikeInterface.td"
 
-def NN_ReshapeOp : NN_Op<"reshape"> {
+def NN_ReshapeOp : NN_Op<"reshape", [
+    DeclareOpInterfaceMethods<ViewLikeOpInterface>]> {
   let summary = "same elements in row-major order, new shape (aten::reshape)";
   let arguments = (ins NN_FloatTensor:$input);
   let results = (outs NN_FloatTensor:$result);
@@ -19,7 +23,8 @@ def NN_ReshapeOp : NN_Op<"reshape"> {
   let hasVerifier = 1;
 }
 
-def NN_FlattenOp : NN_Op<"flatten"> {
+def NN_FlattenOp : NN_Op<"flatten", [
+    DeclareOpInterfaceMethods<ViewLikeOpInterface>]> {
   let summary = "merges dims start_dim..end_dim into one (aten::flatten)";
   let arguments = (ins NN_FloatTensor:$input,
                        DefaultValuedAttr<I64Attr, "1">:$start_dim,

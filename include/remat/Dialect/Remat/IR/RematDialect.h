@@ -14,6 +14,7 @@
 #include "mlir/IR/Dialect.h"
 #include "mlir/IR/OpDefinition.h"
 #include "mlir/IR/OpImplementation.h"
+#include "mlir/Interfaces/FunctionInterfaces.h"
 #include "mlir/Interfaces/SideEffectInterfaces.h"
 #include "remat/Interfaces/CostOpInterface.h"
 
@@ -36,6 +37,10 @@ inline constexpr llvm::StringLiteral kOffsets = "remat.offsets";
 inline constexpr llvm::StringLiteral kWorkspaceOffset = "remat.workspace_offset";
 inline constexpr llvm::StringLiteral kArenaBytes = "remat.arena_bytes";
 inline constexpr llvm::StringLiteral kSolve = "remat.solve";
+/// On a function result: the `remat.name` of the argument (role weight,
+/// buffer, opt_state or step) whose new value the result is; it is written
+/// into that argument's buffer.
+inline constexpr llvm::StringLiteral kUpdates = "remat.updates";
 } // namespace attr
 
 /// The role of a function argument in a training step.
@@ -49,6 +54,15 @@ std::optional<ArgumentRole> parseArgumentRole(llvm::StringRef spelling);
 std::optional<Phase> parsePhase(llvm::StringRef spelling);
 llvm::StringRef stringifyArgumentRole(ArgumentRole role);
 llvm::StringRef stringifyPhase(Phase phase);
+
+/// The argument of `function` whose `remat.name` is `name`, or null.
+BlockArgument findArgumentByName(FunctionOpInterface function,
+                                 llvm::StringRef name);
+
+/// For result `index` of `function` marked `remat.updates`: the argument it
+/// names, or null when the mark is absent or names no argument.
+BlockArgument getUpdatedArgument(FunctionOpInterface function, unsigned index);
+
 
 /// Returns the `remat.phase` of `op`, or std::nullopt if it has none.
 std::optional<Phase> getPhase(Operation *op);
