@@ -35,9 +35,12 @@ static int64_t getAlignment(Value value) {
 static Operation *getItemOp(const PeakMemory &analysis, const MemoryPlan &plan,
                             size_t item) {
   ArrayRef<ValueLifetime> values = analysis.getValues();
-  if (item < values.size()) {
-    Value value = values[item].value;
-    return value.getDefiningOp();
+  size_t valueItems = 0;
+  for (const ValueLifetime &info : values) {
+    if (info.storage != StorageKind::Arena)
+      continue;
+    if (valueItems++ == item)
+      return info.value.getDefiningOp();
   }
   for (auto [step, workspaceItem] : llvm::enumerate(plan.workspaceItems))
     if (workspaceItem == static_cast<int64_t>(item))
@@ -49,8 +52,13 @@ FailureOr<MemoryPlan> mlir::remat::planMemory(const PeakMemory &analysis) {
   MemoryPlan plan;
   plan.argumentBytes = analysis.getArgumentBytes();
   plan.peakBytes = analysis.getPeakBytes();
-  for (const ValueLifetime &info : analysis.getValues())
-    plan.items.push_back({info.lifetime, getAlignment(info.value)});
+  std::vector<int64_t> itemOf;
+  for (const ValueLifetime &info : analysis.getValues()) {
+    itemOf.push_back(info.storage == StorageKind::Arena ? plan.items.size()
+                                                        : -1);
+    if (info.storage == StorageKind::Arena)
+      plan.items.push_back({info.lifetime, getAlignment(info.value)});
+  }
   ArrayRef<int64_t> workspace = analysis.getWorkspaceBytes();
   for (int64_t step = 0, e = workspace.size(); step < e; ++step) {
     if (workspace[step] <= 0) {
@@ -72,5 +80,9 @@ FailureOr<MemoryPlan> mlir::remat::planMemory(const PeakMemory &analysis) {
   if (findPackingConflict(plan.items, plan.packing.offsets))
     llvm::report_fatal_error("remat: the offset packer produced overlapping "
                              "buffers");
+  for (const ValueLifetime &info : analysis.getValues())
+    plan.valueOffsets.push_back(
+        info.ownerIndex < 0 ? kNotInArena
+                            : plan.packing.offsets[itemOf[info.ownerIndex]]);
   return plan;
 }

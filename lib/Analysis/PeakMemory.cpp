@@ -65,10 +65,13 @@ FailureOr<PeakMemory> PeakMemory::analyze(FunctionOpInterface function) {
         "has several blocks; remat analyzes single-block bodies");
   Block &block = body.front();
 
+  ValueStorage storage(function);
   for (BlockArgument argument : block.getArguments()) {
     FailureOr<int64_t> bytes = getValueBytes(argument, argument.getLoc());
     if (failed(bytes))
       return failure();
+    if (storage.getUpdate(argument))
+      result.updatedArgumentBytes += *bytes;
     std::optional<int64_t> sum = addBytes(result.argumentBytes, *bytes);
     if (!sum)
       return emitError(argument.getLoc())
@@ -91,13 +94,22 @@ FailureOr<PeakMemory> PeakMemory::analyze(FunctionOpInterface function) {
   }
 
   int64_t lastStep = static_cast<int64_t>(result.schedule.size()) - 1;
+  llvm::DenseMap<Value, int64_t> indexOf;
   for (Operation *op : result.schedule) {
     int64_t defined = stepOf[op];
     for (Value value : op->getResults()) {
       FailureOr<int64_t> bytes = getValueBytes(value, op->getLoc());
       if (failed(bytes))
         return failure();
-      ValueLifetime info{value, {*bytes, defined, defined}, false};
+      StorageKind kind = storage.getKind(value);
+      Value owner = storage.getOwner(value);
+      int64_t ownBytes = kind == StorageKind::Arena ? *bytes : 0;
+      ValueLifetime info{value, {ownBytes, defined, defined}, false, kind,
+                         isa<BlockArgument>(owner) ? -1
+                                                   : indexOf.lookup(owner)};
+      if (kind == StorageKind::Arena)
+        info.ownerIndex = result.values.size();
+      indexOf[value] = result.values.size();
       for (OpOperand &use : value.getUses()) {
         Operation *user = block.findAncestorOpInBlock(*use.getOwner());
         if (user == terminator)
@@ -107,6 +119,13 @@ FailureOr<PeakMemory> PeakMemory::analyze(FunctionOpInterface function) {
       }
       if (info.isFunctionResult)
         info.lifetime.last = lastStep;
+      // The owner's bytes live while any view of them does.
+      if (kind == StorageKind::View && info.ownerIndex >= 0) {
+        ValueLifetime &ownerInfo = result.values[info.ownerIndex];
+        ownerInfo.lifetime.last =
+            std::max(ownerInfo.lifetime.last, info.lifetime.last);
+        ownerInfo.isFunctionResult |= info.isFunctionResult;
+      }
       result.values.push_back(info);
     }
   }

@@ -117,6 +117,11 @@ private:
   std::vector<std::vector<int>> deps, users;
   std::vector<bool> once, recomputeMarked;
   std::vector<int> phaseEnd;
+  /// The last stage in which each node may run: the update of state it
+  /// reads is in that stage (stage t runs node t last).
+  std::vector<int64_t> stateDeadline;
+  /// For each node defining a view, the node defining the view's owner.
+  std::vector<int> viewOwner;
   /// FREE[t][i][k] columns, in the order build() adds them.
   struct FreeColumn {
     int t, i, k, column;
@@ -143,6 +148,8 @@ StageModel::StageModel(const RematProblem &problem, int64_t budgetBytes)
   once.assign(n, false);
   recomputeMarked.assign(n, false);
   phaseEnd.assign(n, n - 1);
+  stateDeadline = problem.getStateDeadlines();
+  viewOwner.assign(n, -1);
   std::map<NodePhase, int> lastOfPhase;
   for (int i = 0; i < n; ++i)
     lastOfPhase[problem.nodes[i].phase] = i;
@@ -155,6 +162,9 @@ StageModel::StageModel(const RematProblem &problem, int64_t budgetBytes)
         outputBytes[k] += bytes;
     }
     workspace[k] = double(node.workspaceBytes) / scale;
+    for (ValueId result : node.results)
+      if (ValueId owner = problem.values[result].viewOf; owner >= 0)
+        viewOwner[k] = problem.values[owner].producer;
     once[k] = !node.recomputable || node.policy == NodePolicy::Keep;
     recomputeMarked[k] = node.policy == NodePolicy::Recompute;
     phaseEnd[k] = lastOfPhase[node.phase];
@@ -183,7 +193,7 @@ void StageModel::build(SparseMilp &milp) {
   for (int t = 0; t < n; ++t)
     for (int i = 0; i <= t; ++i) {
       bool frontier = i == t;
-      bool allowed = frontier || !once[i];
+      bool allowed = frontier || (!once[i] && t <= stateDeadline[i]);
       milp.addColumn(frontier ? 1 : 0, allowed ? 1 : 0,
                      problem.nodes[i].cost * costScale, true);
     }
@@ -225,6 +235,14 @@ void StageModel::build(SparseMilp &milp) {
         term(r(t, i), -1);
         if (i < t)
           term(s(t, i), -1);
+        row('L', 0);
+      }
+    // A view is made again whenever its owner is: a view read in a stage
+    // must come from the owner's instance of that stage.
+    for (int i = 0; i < t; ++i)
+      if (int owner = viewOwner[i]; owner >= 0) {
+        term(r(t, owner), 1);
+        term(r(t, i), -1);
         row('L', 0);
       }
     // Recomputing a resident value is never useful.

@@ -9,6 +9,7 @@
 #include "remat/Remat/Problem.h"
 
 #include <algorithm>
+#include <limits>
 #include <set>
 
 using namespace mlir::remat;
@@ -44,7 +45,53 @@ std::string RematProblem::verify() const {
           static_cast<size_t>(values[result].producer) != id)
         return "node " + std::to_string(id) + " has a foreign result";
   }
+  for (size_t id = 0; id < values.size(); ++id) {
+    ValueId owner = values[id].viewOf;
+    if (owner < 0)
+      continue;
+    if (static_cast<size_t>(owner) >= values.size() ||
+        values[owner].viewOf >= 0 ||
+        values[owner].producer >= values[id].producer ||
+        values[id].bytes != 0)
+      return "value " + std::to_string(id) +
+             " is a view of no earlier owning value, or has bytes";
+  }
+  size_t numStates = stateNames.size();
+  std::vector<int64_t> writer(numStates, -1);
+  for (size_t id = 0; id < nodes.size(); ++id)
+    for (int32_t state : nodes[id].stateWrites) {
+      if (state < 0 || static_cast<size_t>(state) >= numStates)
+        return "node " + std::to_string(id) + " writes unknown state";
+      if (writer[state] >= 0)
+        return "state '" + stateNames[state] + "' is written twice";
+      if (nodes[id].recomputable)
+        return "node " + std::to_string(id) + " writes state '" +
+               stateNames[state] + "' but may be recomputed";
+      writer[state] = id;
+    }
+  for (size_t id = 0; id < nodes.size(); ++id)
+    for (int32_t state : nodes[id].stateReads) {
+      if (state < 0 || static_cast<size_t>(state) >= numStates)
+        return "node " + std::to_string(id) + " reads unknown state";
+      if (writer[state] >= 0 && static_cast<size_t>(writer[state]) < id)
+        return "node " + std::to_string(id) + " reads state '" +
+               stateNames[state] + "' after its update";
+    }
   return "";
+}
+
+std::vector<int64_t> RematProblem::getStateDeadlines() const {
+  std::vector<int64_t> writer(stateNames.size(),
+                              std::numeric_limits<int64_t>::max());
+  for (size_t id = 0; id < nodes.size(); ++id)
+    for (int32_t state : nodes[id].stateWrites)
+      writer[state] = std::min<int64_t>(writer[state], id);
+  std::vector<int64_t> deadlines(nodes.size(),
+                                 std::numeric_limits<int64_t>::max());
+  for (size_t id = 0; id < nodes.size(); ++id)
+    for (int32_t state : nodes[id].stateReads)
+      deadlines[id] = std::min(deadlines[id], writer[state]);
+  return deadlines;
 }
 
 double RematProblem::getTotalCost() const {
@@ -103,6 +150,11 @@ Simulation mlir::remat::simulate(const RematProblem &problem,
   std::vector<int64_t> latest(numNodes, -1), first(numNodes, -1);
   // Last step reading each (step, result) instance; indexed by step.
   std::vector<std::vector<int64_t>> lastRead(numSteps);
+  // The step that wrote each state, -1 before its update.
+  std::vector<int64_t> stateWritten(problem.stateNames.size(), -1);
+  // For each instance of a node defining views: the instance of each view's
+  // owner it was made from, in result order.
+  std::vector<std::vector<int64_t>> viewMadeFrom(numSteps);
 
   for (int64_t step = 0; step < numSteps; ++step) {
     NodeId id = schedule.steps[step];
@@ -112,6 +164,15 @@ Simulation mlir::remat::simulate(const RematProblem &problem,
       return result;
     }
     const RematNode &node = problem.nodes[id];
+    for (int32_t state : node.stateReads)
+      if (stateWritten[state] >= 0) {
+        result.error = "step " + std::to_string(step) + " runs '" +
+                       node.name + "', which reads '" +
+                       problem.stateNames[state] + "' after step " +
+                       std::to_string(stateWritten[state]) +
+                       " wrote its new value";
+        return result;
+      }
     for (ValueId operand : node.operands) {
       const RematValue &value = problem.values[operand];
       int64_t instance = latest[value.producer];
@@ -127,12 +188,29 @@ Simulation mlir::remat::simulate(const RematProblem &problem,
                                producer.results.end(), operand) -
                      producer.results.begin();
       lastRead[instance][index] = step;
+      if (value.viewOf >= 0 &&
+          viewMadeFrom[instance][index] !=
+              latest[problem.values[value.viewOf].producer]) {
+        result.error = "step " + std::to_string(step) + " runs '" +
+                       node.name + "', which reads a view made from an "
+                       "earlier instance of '" +
+                       problem.nodes[problem.values[value.viewOf].producer]
+                           .name + "'";
+        return result;
+      }
     }
     if (++result.runs[id] > 1 && !node.recomputable) {
       result.error = "'" + node.name + "' runs twice but may not be recomputed";
       return result;
     }
     lastRead[step].assign(node.results.size(), step);
+    for (ValueId resultId : node.results) {
+      ValueId owner = problem.values[resultId].viewOf;
+      viewMadeFrom[step].push_back(
+          owner >= 0 ? latest[problem.values[owner].producer] : -1);
+    }
+    for (int32_t state : node.stateWrites)
+      stateWritten[state] = step;
     latest[id] = step;
     if (first[id] < 0)
       first[id] = step;

@@ -26,6 +26,9 @@ ScheduleBuilder::ScheduleBuilder(const RematProblem &problem)
     : problem(problem), reads(problem.values.size()),
       readCursor(problem.values.size(), 0), heldFor(problem.values.size()),
       recoverable(problem.values.size(), false),
+      recoverableUntil(problem.values.size(),
+                       std::numeric_limits<int64_t>::max()),
+      viewsOf(problem.values.size()),
       discarded(problem.values.size(), false),
       resident(problem.values.size(), false),
       pins(problem.values.size(), 0), firstDone(problem.nodes.size(), false),
@@ -43,6 +46,21 @@ ScheduleBuilder::ScheduleBuilder(const RematProblem &problem)
                     [&](ValueId operand) { return recoverable[operand]; });
     for (ValueId result : node.results)
       recoverable[result] = node.recomputable && operandsRecoverable;
+  }
+  // Recomputing a value may need its producer and, when chains are allowed,
+  // the producers of its operands: none of them may run after an update of
+  // state it reads.
+  std::vector<int64_t> deadlines = problem.getStateDeadlines();
+  for (size_t id = 0; id < problem.nodes.size(); ++id) {
+    const RematNode &node = problem.nodes[id];
+    int64_t until = deadlines[id];
+    for (ValueId operand : node.operands)
+      until = std::min(until, recoverableUntil[operand]);
+    for (ValueId result : node.results) {
+      recoverableUntil[result] = until;
+      if (ValueId owner = problem.values[result].viewOf; owner >= 0)
+        viewsOf[owner].push_back(result);
+    }
   }
 }
 
@@ -84,6 +102,11 @@ std::optional<int64_t> ScheduleBuilder::nextRead(ValueId value) {
 void ScheduleBuilder::setResident(ValueId value, bool isResident) {
   if (resident[value] == isResident)
     return;
+  // A view is its owner's bytes: when they go, the view goes with them and
+  // is made again from the owner's next instance.
+  if (!isResident)
+    for (ValueId view : viewsOf[value])
+      setResident(view, false);
   resident[value] = isResident;
   int64_t bytes = problem.values[value].bytes;
   if (isResident) {
@@ -101,10 +124,19 @@ void ScheduleBuilder::setResident(ValueId value, bool isResident) {
   residentBytes -= bytes;
 }
 
+bool ScheduleBuilder::mayRecomputeAtNextRead(ValueId value) {
+  if (!recoverable[value])
+    return false;
+  std::optional<int64_t> next = nextRead(value);
+  return !next || *next <= recoverableUntil[value];
+}
+
 bool ScheduleBuilder::mayEvict(ValueId value) {
   const RematValue &info = problem.values[value];
-  if (!recoverable[value] || info.isOutput || pins[value] != 0 ||
-      problem.nodes[info.producer].policy == NodePolicy::Keep)
+  // Views own no bytes; they leave with their owner.
+  if (info.viewOf >= 0 || info.isOutput || pins[value] != 0 ||
+      problem.nodes[info.producer].policy == NodePolicy::Keep ||
+      !mayRecomputeAtNextRead(value))
     return false;
   if (!holdOperands)
     return true;
@@ -301,7 +333,7 @@ void ScheduleBuilder::releaseAfter(NodeId id) {
     // its reads are in a later phase; once brought back there, it stays
     // until its last read.
     NodePhase defined = problem.nodes[problem.values[value].producer].phase;
-    if (discarded[value] && recoverable[value] &&
+    if (discarded[value] && mayRecomputeAtNextRead(value) &&
         defined != NodePhase::Unknown && node.phase == defined &&
         problem.nodes[*next].phase != defined)
       setResident(value, false);

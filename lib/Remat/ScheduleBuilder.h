@@ -64,7 +64,8 @@ public:
   /// abandoned (the schedule is incomplete).
   bool aborted() const { return abandoned; }
 
-  /// Whether `value` can always be recomputed from the arguments.
+  /// Whether `value` can be recomputed from the arguments at some point
+  /// (state updated in place limits when: see recoverableUntil).
   bool isRecoverable(ValueId value) const { return recoverable[value]; }
 
 private:
@@ -81,6 +82,8 @@ private:
   void setResident(ValueId value, bool resident);
   void releaseAfter(NodeId node);
   bool mayEvict(ValueId value);
+  /// Whether `value` may leave now and be recomputed at its next read.
+  bool mayRecomputeAtNextRead(ValueId value);
   void pin(NodeId node, int delta);
   bool overLimits();
 
@@ -92,6 +95,12 @@ private:
   /// must stay until then (a min-heap per value).
   std::vector<std::vector<int64_t>> heldFor;
   std::vector<bool> recoverable;
+  /// The last starting position at which a value may be recomputed: its
+  /// producer, or any producer its recomputation may need, reads state that
+  /// is updated there.
+  std::vector<int64_t> recoverableUntil;
+  /// The views of each value that owns bytes.
+  std::vector<std::vector<ValueId>> viewsOf;
   std::vector<bool> discarded;
   std::vector<bool> resident;
   std::vector<int32_t> pins;

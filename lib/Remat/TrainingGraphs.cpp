@@ -35,10 +35,11 @@ mlir::remat::generateTrainingGraph(const TrainingGraphOptions &options) {
   int64_t layers = std::max<int64_t>(1, options.layers);
   std::vector<ValueId> activation;
   std::vector<NodeId> forwardNodes;
+  // What the next layer reads: the last activation, or a view of it (and
+  // then the activation too, whose bytes the view shares).
+  std::vector<ValueId> nextInput;
   for (int64_t i = 0; i < layers; ++i) {
-    std::vector<ValueId> operands;
-    if (i > 0)
-      operands.push_back(activation.back());
+    std::vector<ValueId> operands = nextInput;
     if (i > 1 && rng.unit() < options.skipProbability)
       operands.push_back(activation[rng.uniform(0, i - 2)]);
     int64_t bytes = rng.uniform(options.minBytes, options.maxBytes);
@@ -46,10 +47,23 @@ mlir::remat::generateTrainingGraph(const TrainingGraphOptions &options) {
                                 double(rng.uniform(1, 100)), {bytes},
                                 operands);
     problem.nodes[id].phase = NodePhase::Forward;
-    activation.push_back(problem.nodes[id].results.front());
+    if (options.updatesInPlace) {
+      problem.nodes[id].stateReads.push_back(problem.stateNames.size());
+      problem.stateNames.push_back("w" + std::to_string(i));
+    }
+    ValueId output = problem.nodes[id].results.front();
+    activation.push_back(output);
     forwardNodes.push_back(id);
+    nextInput = {output};
+    if (options.viewProbability > 0 && rng.unit() < options.viewProbability) {
+      NodeId view = problem.addNode("v" + std::to_string(i), 0.0, {0}, {output});
+      problem.nodes[view].phase = NodePhase::Forward;
+      ValueId viewValue = problem.nodes[view].results.front();
+      problem.values[viewValue].viewOf = output;
+      nextInput = {viewValue, output};
+    }
   }
-  NodeId loss = problem.addNode("loss", 1.0, {4}, {activation.back()});
+  NodeId loss = problem.addNode("loss", 1.0, {4}, nextInput);
   problem.nodes[loss].phase = NodePhase::Forward;
   problem.values[problem.nodes[loss].results.front()].isOutput = true;
 
@@ -65,8 +79,21 @@ mlir::remat::generateTrainingGraph(const TrainingGraphOptions &options) {
         problem.addNode("b" + std::to_string(i), 2.0 * forward.cost,
                         {inputBytes, rng.uniform(64, 4096)}, operands);
     problem.nodes[backward].phase = NodePhase::Backward;
-    // The weight gradient is a result of the step.
-    problem.values[problem.nodes[backward].results[1]].isOutput = true;
+    if (options.updatesInPlace) {
+      problem.nodes[backward].stateReads.push_back(i);
+      // The update reads the weight gradient and writes the weight.
+      NodeId update =
+          problem.addNode("u" + std::to_string(i), 1.0, {0},
+                          {problem.nodes[backward].results[1]});
+      problem.nodes[update].phase = NodePhase::Update;
+      problem.nodes[update].recomputable = false;
+      problem.nodes[update].stateReads.push_back(i);
+      problem.nodes[update].stateWrites.push_back(i);
+      problem.values[problem.nodes[update].results[0]].isOutput = true;
+    } else {
+      // The weight gradient is a result of the step.
+      problem.values[problem.nodes[backward].results[1]].isOutput = true;
+    }
     grad = problem.nodes[backward].results[0];
   }
   problem.values[grad].isOutput = true;

@@ -9,11 +9,13 @@
 
 #include "remat/Analysis/MemoryPlan.h"
 #include "remat/Analysis/PeakMemory.h"
+#include "remat/Analysis/ValueStorage.h"
 #include "remat/Dialect/Remat/IR/RematDialect.h"
 #include "remat/Remat/OffsetPacker.h"
 
 #include "mlir/IR/Builders.h"
 #include "mlir/Interfaces/SideEffectInterfaces.h"
+#include "mlir/Interfaces/ViewLikeInterface.h"
 #include "llvm/ADT/DenseMap.h"
 #include "llvm/Support/Format.h"
 
@@ -48,6 +50,17 @@ static NodePolicy toNodePolicy(Operation *op) {
   return policy.getValue() == "keep" ? NodePolicy::Keep : NodePolicy::Recompute;
 }
 
+/// The argument whose old value reading `value` reads: `value` itself or
+/// the source of a chain of views, when that is an argument; else null.
+static BlockArgument getArgumentRead(Value value) {
+  while (Operation *op = value.getDefiningOp()) {
+    if (!isViewOp(op))
+      return {};
+    value = cast<ViewLikeOpInterface>(op).getViewSource();
+  }
+  return cast<BlockArgument>(value);
+}
+
 FailureOr<ExtractedProblem>
 mlir::remat::extractRematProblem(FunctionOpInterface function,
                                  const CostModel &costModel) {
@@ -60,21 +73,44 @@ mlir::remat::extractRematProblem(FunctionOpInterface function,
   llvm::DenseMap<Value, ValueId> valueIds;
   llvm::DenseMap<Operation *, NodeId> nodeIds;
   Block &body = function.getFunctionBody().front();
+  ValueStorage storage(function);
+
+  // Each argument updated in place is a state.
+  llvm::DenseMap<BlockArgument, int32_t> stateOf;
+  for (BlockArgument argument : body.getArguments())
+    if (storage.getUpdate(argument)) {
+      stateOf[argument] = problem.stateNames.size();
+      problem.stateNames.push_back(getValueName(argument));
+    }
 
   for (Operation *op : analysis->getSchedule()) {
     FailureOr<OpCost> cost = costModel.getCost(op);
     if (failed(cost))
       return failure();
+    // Updated state and views have no arena bytes of their own.
     std::vector<int64_t> resultBytes;
     for (Value result : op->getResults())
-      resultBytes.push_back(getTypeBytes(result.getType()).value_or(0));
-    // Every value the op reads from the body, its regions included.
+      resultBytes.push_back(storage.getKind(result) == StorageKind::Arena
+                                ? getTypeBytes(result.getType()).value_or(0)
+                                : 0);
+    // Every value the op reads from the body, its regions included; reading
+    // a view reads its owner's bytes too.
     std::vector<ValueId> operands;
+    std::vector<int32_t> stateReads;
     op->walk([&](Operation *nested) {
       for (Value operand : nested->getOperands()) {
+        if (BlockArgument argument = getArgumentRead(operand)) {
+          auto state = stateOf.find(argument);
+          if (state != stateOf.end() &&
+              !llvm::is_contained(stateReads, state->second))
+            stateReads.push_back(state->second);
+        }
         auto it = valueIds.find(operand);
-        if (it != valueIds.end())
-          operands.push_back(it->second);
+        if (it == valueIds.end())
+          continue;
+        operands.push_back(it->second);
+        if (ValueId owner = problem.values[it->second].viewOf; owner >= 0)
+          operands.push_back(owner);
       }
     });
     std::string name = getOpName(op).str();
@@ -86,20 +122,36 @@ mlir::remat::extractRematProblem(FunctionOpInterface function,
     node.recomputable = cost->recomputable && isMemoryEffectFree(op);
     node.phase = toNodePhase(op);
     node.policy = toNodePolicy(op);
+    node.stateReads = std::move(stateReads);
     for (auto [index, result] : llvm::enumerate(op->getResults())) {
       ValueId value = node.results[index];
       valueIds[result] = value;
       problem.values[value].alignment =
           isa<GraphNodeOp>(op) ? 1 : kTensorAlignment;
+      if (BlockArgument updated = storage.getUpdatedArgument(result)) {
+        node.stateWrites.push_back(stateOf.lookup(updated));
+        node.recomputable = false;
+      }
+      Value owner = storage.getOwner(result);
+      if (storage.getKind(result) == StorageKind::View &&
+          !isa<BlockArgument>(owner))
+        problem.values[value].viewOf = valueIds.lookup(owner);
     }
     nodeIds[op] = id;
     extracted.ops.push_back(op);
   }
   for (Value returned : body.getTerminator()->getOperands()) {
     auto it = valueIds.find(returned);
-    if (it != valueIds.end())
-      problem.values[it->second].isOutput = true;
+    if (it == valueIds.end())
+      continue;
+    problem.values[it->second].isOutput = true;
+    if (ValueId owner = problem.values[it->second].viewOf; owner >= 0)
+      problem.values[owner].isOutput = true;
   }
+  std::string error = problem.verify();
+  if (!error.empty())
+    return emitError(function.getLoc())
+           << "internal error: the extracted problem is malformed: " << error;
   return extracted;
 }
 

@@ -108,3 +108,74 @@ TEST(Problem, ByteTotalCountsArgumentsAlignmentAndWorkspace) {
 }
 
 } // namespace
+
+namespace {
+/// a reads state w; b reads a; u writes w (after reading b); c reads a.
+RematProblem makeStateProblem() {
+  RematProblem problem;
+  problem.argumentBytes = 100;
+  problem.stateNames = {"w"};
+  problem.addNode("a", 1.0, {100});
+  problem.nodes[0].stateReads = {0};
+  problem.addNode("b", 1.0, {100}, {0});
+  problem.addNode("u", 1.0, {0}, {1});
+  problem.nodes[2].stateReads = {0};
+  problem.nodes[2].stateWrites = {0};
+  problem.nodes[2].recomputable = false;
+  problem.addNode("c", 1.0, {100}, {0});
+  problem.values[2].isOutput = true;
+  problem.values[3].isOutput = true;
+  return problem;
+}
+} // namespace
+
+TEST(Problem, StateIsWrittenOnceAfterItsReads) {
+  RematProblem problem = makeStateProblem();
+  EXPECT_EQ(problem.verify(), "");
+  EXPECT_EQ(problem.getStateDeadlines(),
+            (std::vector<int64_t>{2, INT64_MAX, 2, INT64_MAX}));
+  problem.nodes[3].stateReads = {0};
+  EXPECT_NE(problem.verify().find("reads state 'w' after its update"),
+            std::string::npos);
+  problem = makeStateProblem();
+  problem.nodes[2].recomputable = true;
+  EXPECT_NE(problem.verify().find("may be recomputed"), std::string::npos);
+}
+
+TEST(Simulate, StateIsNotReadAfterItsUpdate) {
+  RematProblem problem = makeStateProblem();
+  // Recomputing a before u is fine; after u it reads the new w.
+  Simulation before = simulate(problem, Schedule{{0, 1, 0, 2, 3}});
+  EXPECT_TRUE(before.valid) << before.error;
+  Simulation after = simulate(problem, Schedule{{0, 1, 2, 0, 3}});
+  EXPECT_FALSE(after.valid);
+  EXPECT_NE(after.error.find("reads 'w' after step 2 wrote its new value"),
+            std::string::npos)
+      << after.error;
+  // The update's own value takes no bytes: 100 (args) + a + b at step 1.
+  EXPECT_EQ(before.peakBytes, 300);
+}
+
+TEST(Simulate, ViewsShareTheirOwnersBytes) {
+  RematProblem problem;
+  problem.argumentBytes = 0;
+  problem.addNode("a", 1.0, {100});
+  problem.addNode("v", 0.0, {0}, {0});
+  problem.values[1].viewOf = 0;
+  problem.addNode("b", 1.0, {50});
+  // c reads the view, and so the owner's bytes.
+  problem.addNode("c", 1.0, {10}, {1, 0, 2});
+  problem.values[3].isOutput = true;
+  ASSERT_EQ(problem.verify(), "");
+  Simulation simulation = simulate(problem, getStartingSchedule(problem));
+  ASSERT_TRUE(simulation.valid) << simulation.error;
+  EXPECT_EQ(simulation.liveBytes, (std::vector<int64_t>{100, 100, 150, 160}));
+  // Recomputing a without the view leaves c reading a view of the first a.
+  Simulation stale = simulate(problem, Schedule{{0, 1, 2, 0, 3}});
+  EXPECT_FALSE(stale.valid);
+  EXPECT_NE(stale.error.find("view made from an earlier instance of 'a'"),
+            std::string::npos)
+      << stale.error;
+  Simulation remade = simulate(problem, Schedule{{0, 1, 2, 0, 1, 3}});
+  EXPECT_TRUE(remade.valid) << remade.error;
+}

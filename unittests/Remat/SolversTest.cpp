@@ -80,6 +80,52 @@ TEST(Solvers, RandomTrainingGraphsGiveValidSchedules) {
   EXPECT_GT(feasibleHeuristic, 1000);
 }
 
+TEST(Solvers, StateUpdatedInPlaceAndViewsGiveValidSchedules) {
+  // Weights updated right after their gradients, and views: every schedule
+  // keeps each update after every read of the old weight (recomputations
+  // included) and reads views of the latest instance of their owner, which
+  // simulate() checks; the exact solver too, where CBC is built in.
+  int feasible = 0;
+  for (uint64_t seed = 1; seed <= 150; ++seed) {
+    TrainingGraphOptions graph;
+    graph.layers = 2 + seed % 13;
+    graph.seed = seed;
+    graph.skipProbability = (seed % 3) * 0.25;
+    graph.updatesInPlace = true;
+    graph.viewProbability = 0.4;
+    RematProblem problem = generateTrainingGraph(graph);
+    ASSERT_EQ(problem.verify(), "") << "seed " << seed;
+    int64_t peak = simulate(problem, getStartingSchedule(problem)).peakBytes;
+    int64_t floor = problem.getPeakLowerBound();
+    for (double fraction : {0.0, 0.3, 0.7}) {
+      SolverOptions options;
+      options.budgetBytes = floor + int64_t(fraction * (peak - floor));
+      options.autoLpBound = false;
+      options.workLimit = 20000;
+      std::vector<std::string> names(std::begin(kSolvers), std::end(kSolvers));
+      if (isExactSolverAvailable() && seed % 10 == 0 && graph.layers <= 6)
+        names.push_back("exact");
+      for (const std::string &name : names) {
+        std::string error;
+        std::optional<SolverResult> result =
+            solveByName(problem, name, options, error);
+        ASSERT_TRUE(result) << error;
+        if (result->status == SolveStatus::NotApplicable)
+          continue;
+        ASSERT_TRUE(result->simulation.valid)
+            << name << " seed " << seed << ": " << result->simulation.error;
+        if (result->status == SolveStatus::Feasible ||
+            result->status == SolveStatus::Optimal) {
+          ASSERT_LE(result->simulation.peakBytes, options.budgetBytes)
+              << name << " seed " << seed;
+          ++feasible;
+        }
+      }
+    }
+  }
+  EXPECT_GT(feasible, 500);
+}
+
 /// A random DAG without phases: each node reads up to three earlier nodes.
 RematProblem randomDag(std::mt19937_64 &rng, int nodes) {
   RematProblem problem;

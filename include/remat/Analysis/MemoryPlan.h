@@ -16,12 +16,18 @@
 namespace mlir::remat {
 /// Alignment of tensors of real ops in the arena.
 inline constexpr int64_t kTensorAlignment = 256;
+/// The `remat.offsets` entry of a value that lives in an argument's buffer
+/// (updated state, a view of an argument).
+inline constexpr int64_t kNotInArena = -1;
 
 /// Where every value and workspace of a step goes.
 struct MemoryPlan {
-  /// One item per value of the analysis (in its order), then one per step
-  /// with a workspace.
+  /// One item per value of the analysis that owns arena bytes (in its
+  /// order), then one per step with a workspace.
   std::vector<PackItem> items;
+  /// The offset of each value of the analysis: its own item's, its owner's
+  /// for a view, kNotInArena for a value in an argument's buffer.
+  std::vector<int64_t> valueOffsets;
   Packing packing;
   /// The item of each step's workspace, -1 for steps without one.
   std::vector<int64_t> workspaceItems;
@@ -29,8 +35,9 @@ struct MemoryPlan {
   int64_t peakBytes = 0;
 
   int64_t getArenaBytes() const { return packing.arenaBytes; }
-  /// The offset of value `index` of the analysis.
-  int64_t getValueOffset(size_t index) const { return packing.offsets[index]; }
+  /// The offset of value `index` of the analysis (kNotInArena for one in an
+  /// argument's buffer).
+  int64_t getValueOffset(size_t index) const { return valueOffsets[index]; }
   /// (arguments + arena - peak) / peak: what packing adds to the peak.
   double getFragmentation() const;
 };

@@ -4,14 +4,16 @@
 // a function. Arguments are live throughout; values the function returns
 // from their definition to the end; every other value from its definition
 // to its last use; while an op runs, its operands, results and workspace
-// are live. Reports live bytes at every op, the peak, where it occurs and
-// what it is made of.
+// are live. State updated in place is written into its argument's buffer and
+// a view shares its source's bytes (ValueStorage). Reports live bytes at
+// every op, the peak, where it occurs and what it is made of.
 //
 //===----------------------------------------------------------------------===//
 
 #ifndef REMAT_ANALYSIS_PEAKMEMORY_H
 #define REMAT_ANALYSIS_PEAKMEMORY_H
 
+#include "remat/Analysis/ValueStorage.h"
 #include "remat/Remat/MemoryModel.h"
 
 #include "mlir/IR/Operation.h"
@@ -23,12 +25,20 @@
 
 namespace mlir::remat {
 
-/// One non-argument value of the step and the steps during which it lives.
+/// One non-argument value of the step and the steps during which its bytes
+/// are live. A value without bytes of its own in the arena (updated state,
+/// a view) has a lifetime of 0 bytes; the lifetime of a value that owns
+/// bytes covers the uses of its views.
 struct ValueLifetime {
   Value value;
   Lifetime lifetime;
-  /// Returned by the function (live to the end).
+  /// Returned by the function (live to the end), itself or through a view.
   bool isFunctionResult = false;
+  StorageKind storage = StorageKind::Arena;
+  /// The index (in getValues()) of the value whose arena bytes this one
+  /// shares: itself for an arena value, its owner for a view of one, -1 for
+  /// values in an argument's buffer.
+  int64_t ownerIndex = -1;
 };
 
 /// What the bytes live at one step are.
@@ -52,6 +62,9 @@ public:
   /// The ops of the body in order (the schedule), terminator excluded.
   ArrayRef<Operation *> getSchedule() const { return schedule; }
   int64_t getArgumentBytes() const { return argumentBytes; }
+  /// Bytes of the arguments whose buffers receive their new value (state
+  /// updated in place); part of getArgumentBytes().
+  int64_t getUpdatedArgumentBytes() const { return updatedArgumentBytes; }
   /// Every value an op of the schedule defines, in definition order.
   ArrayRef<ValueLifetime> getValues() const { return values; }
   /// Workspace bytes of each step.
@@ -71,6 +84,7 @@ private:
   FunctionOpInterface function;
   std::vector<Operation *> schedule;
   int64_t argumentBytes = 0;
+  int64_t updatedArgumentBytes = 0;
   std::vector<ValueLifetime> values;
   std::vector<int64_t> workspaceBytes;
   LiveProfile profile;

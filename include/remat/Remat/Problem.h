@@ -41,6 +41,11 @@ struct RematNode {
   bool recomputable = true;
   NodePhase phase = NodePhase::Unknown;
   NodePolicy policy = NodePolicy::None;
+  /// State (arguments updated in place) whose old value the node reads.
+  std::vector<int32_t> stateReads;
+  /// State the node writes the new value of. Such a node runs once, after
+  /// every read of the old value (recomputations included).
+  std::vector<int32_t> stateWrites;
 };
 
 struct RematValue {
@@ -50,6 +55,10 @@ struct RematValue {
   int64_t alignment = 1;
   /// Returned by the step: live from its first computation to the end.
   bool isOutput = false;
+  /// For a view: the value whose bytes it shares (its `bytes` are 0, and
+  /// every node reading the view lists that value among its operands too, so
+  /// that the shared bytes live until the view's last read). -1 otherwise.
+  ValueId viewOf = -1;
 };
 
 struct RematProblem {
@@ -58,15 +67,25 @@ struct RematProblem {
   /// In the starting order, which is topological.
   std::vector<RematNode> nodes;
   std::vector<RematValue> values;
+  /// Names of the state (arguments updated in place), indexed by the ids in
+  /// RematNode::stateReads and stateWrites.
+  std::vector<std::string> stateNames;
 
   /// Adds a node defining `resultBytes.size()` values and returns its id.
   NodeId addNode(std::string name, double cost,
                  const std::vector<int64_t> &resultBytes,
                  std::vector<ValueId> operands = {});
 
-  /// Returns an empty string when ids are in range and the starting order
-  /// is topological, else what is wrong.
+  /// Returns an empty string when ids are in range, the starting order is
+  /// topological, each state is written once by a node that may not be
+  /// recomputed and after every read of its old value, and views are well
+  /// formed; else what is wrong.
   std::string verify() const;
+
+  /// For each node, the last position in the starting order at which it may
+  /// run: the earliest writer of any state it reads (a node may run at its
+  /// writer's position, just before the writer), or INT64_MAX.
+  std::vector<int64_t> getStateDeadlines() const;
 
   /// Returns the first node at which the running total of the step's bytes
   /// (arguments, then each node's results, padded to their alignment, and
@@ -114,8 +133,10 @@ struct Simulation {
 };
 
 /// Checks that every operand is computed before it is read, that every node
-/// runs and non-recomputable nodes run once, and measures the schedule by the
-/// memory model (as the rewritten IR will be measured). A schedule whose live
+/// runs and non-recomputable nodes run once, that no node reads state after
+/// its update, that a view is read only while the instance of the value it
+/// was made from is the latest one, and measures the schedule by the memory
+/// model (as the rewritten IR will be measured). A schedule whose live
 /// bytes leave the int64 range at some step is invalid, with that step in
 /// `overflowStep`.
 Simulation simulate(const RematProblem &problem, const Schedule &schedule);

@@ -3,7 +3,9 @@
 // Generates problems shaped like training steps, for property tests and
 // benchmarks: a forward chain with random skip connections, a loss, and a
 // backward pass that reads each forward node's input and output, with a
-// small weight gradient (an output of the step) per layer.
+// small weight gradient (an output of the step) per layer. Optionally each
+// layer's weight is state updated in place right after its gradient, and
+// some layers' outputs are read through views.
 //
 //===----------------------------------------------------------------------===//
 
@@ -24,6 +26,12 @@ struct TrainingGraphOptions {
   /// Activation sizes are drawn from [minBytes, maxBytes].
   int64_t minBytes = 1024;
   int64_t maxBytes = 1 << 20;
+  /// Each forward layer reads its weight (a state) and an update node right
+  /// after the layer's backward node writes the weight's new value (which
+  /// takes no bytes), in place of returning the weight gradient.
+  bool updatesInPlace = false;
+  /// Chance that a layer's output is read by the next layer through a view.
+  double viewProbability = 0.0;
   uint64_t seed = 1;
 };
 

@@ -93,7 +93,7 @@ func.func @empty_weights(%x: tensor<4xf32>) -> tensor<4xf32> attributes {remat.w
 // -----
 
 func.func @negative_offset(%x: tensor<4xf32>) -> tensor<4xf32> {
-  // expected-error @+1 {{'remat.offsets' must be an array of non-negative i64 offsets}}
+  // expected-error @+1 {{'remat.offsets' must be an array of i64 offsets, each non-negative or -1 (in an argument's buffer)}}
   %0 = nn.relu %x {remat.offsets = array<i64: -256>} : tensor<4xf32>
   return %0 : tensor<4xf32>
 }

@@ -228,11 +228,14 @@ LogicalResult verifyRematAttribute(NamedAttribute attribute, Site site,
   if (name == attr::kOffsets) {
     if (failed(allowedAt({Site::Op})))
       return failure();
+    // -1: the value lives in an argument's buffer (updated state, a view
+    // of an argument).
     auto offsets = dyn_cast<DenseI64ArrayAttr>(attribute.getValue());
     if (!offsets || llvm::any_of(offsets.asArrayRef(),
-                                 [](int64_t offset) { return offset < 0; }))
+                                 [](int64_t offset) { return offset < -1; }))
       return emitError() << "'" << name
-                         << "' must be an array of non-negative i64 offsets";
+                         << "' must be an array of i64 offsets, each "
+                            "non-negative or -1 (in an argument's buffer)";
     return success();
   }
   if (name == attr::kSolve) {

@@ -1,0 +1,49 @@
+// The planner follows the memory model's sharing: an updated result lives in
+// its argument's buffer (offset -1: not in the arena), a view of an arena
+// value has its source's offset, and a view of an argument is in the
+// argument's buffer.
+// RUN: remat-opt %s -split-input-file --remat-plan-memory | FileCheck %s
+
+// CHECK-LABEL: func.func @state_and_views
+// g (64 bytes at 0, its view shares them) and the loss (4 bytes at 256).
+// CHECK-SAME: remat.arena_bytes = 260
+func.func @state_and_views(%w: tensor<16xf32> {remat.name = "w", remat.role = "weight"},
+                           %x: tensor<4x4xf32> {remat.name = "x", remat.role = "input"})
+    -> (tensor<f32> {remat.name = "loss"}, tensor<16xf32> {remat.name = "w.new", remat.updates = "w"}) {
+  // CHECK: nn.reshape {{.*}}remat.name = "x.flat", remat.offsets = array<i64: -1>
+  %xf = nn.reshape %x {remat.name = "x.flat"} : tensor<4x4xf32> -> tensor<16xf32>
+  // CHECK: nn.mul {{.*}}remat.name = "g", remat.offsets = array<i64: 0>
+  %g = nn.mul %xf, %w {remat.name = "g"} : tensor<16xf32>, tensor<16xf32> -> tensor<16xf32>
+  // CHECK: nn.reshape {{.*}}remat.name = "g.view", remat.offsets = array<i64: 0>
+  %gv = nn.reshape %g {remat.name = "g.view"} : tensor<16xf32> -> tensor<4x4xf32>
+  // CHECK: nn.sum {{.*}}remat.name = "loss", remat.offsets = array<i64: 256>
+  %l = nn.sum %gv {remat.name = "loss", dims = array<i64: 0, 1>} : tensor<4x4xf32> -> tensor<f32>
+  // CHECK: nn.sgd {{.*}}remat.name = "w.sgd", remat.offsets = array<i64: -1>
+  %nw = nn.sgd %w, %g {remat.name = "w.sgd", lr = 0.1 : f64} : (tensor<16xf32>, tensor<16xf32>) -> tensor<16xf32>
+  return %l, %nw : tensor<f32>, tensor<16xf32>
+}
+
+// -----
+
+// Rematerialization keeps the update after every read of the old weight,
+// recomputations included: under a budget that forces %a out while b and c
+// (1 KB each) are live, its recomputation (which reads w) comes before w's
+// update.
+// RUN: remat-opt %s -split-input-file --remat-rematerialize=budget=2600B --remat-plan-memory | FileCheck %s --check-prefix=REMAT
+// REMAT-LABEL: func.func @recompute_before_update
+// REMAT: nn.mul {{.*}}remat.name = "a"
+// REMAT: nn.mul {{.*}}remat.name = "a.recompute", remat.offsets = array<i64: {{[0-9]+}}>, remat.phase = "forward", remat.recompute_of = "a"
+// REMAT: nn.add
+// REMAT: nn.sgd {{.*}}remat.name = "w.sgd", remat.offsets = array<i64: -1>
+func.func @recompute_before_update(
+    %w: tensor<64xf32> {remat.name = "w", remat.role = "weight"},
+    %x: tensor<64xf32> {remat.name = "x", remat.role = "input"})
+    -> (tensor<64xf32> {remat.name = "out"}, tensor<64xf32> {remat.name = "w.new", remat.updates = "w"}) {
+  %a = nn.mul %x, %w {remat.name = "a", remat.phase = "forward"} : tensor<64xf32>, tensor<64xf32> -> tensor<64xf32>
+  %b = nn.broadcast_to %a {remat.name = "b", remat.phase = "forward"} : tensor<64xf32> -> tensor<4x64xf32>
+  %c = nn.relu %b {remat.name = "c", remat.phase = "forward"} : tensor<4x64xf32>
+  %d = nn.sum %c {remat.name = "d", remat.phase = "forward", dims = array<i64: 0>} : tensor<4x64xf32> -> tensor<64xf32>
+  %e = nn.add %d, %a {remat.name = "e", remat.phase = "backward"} : tensor<64xf32>, tensor<64xf32> -> tensor<64xf32>
+  %nw = nn.sgd %w, %e {remat.name = "w.sgd", remat.phase = "update", lr = 0.1 : f64} : (tensor<64xf32>, tensor<64xf32>) -> tensor<64xf32>
+  return %e, %nw : tensor<64xf32>, tensor<64xf32>
+}
