@@ -11,6 +11,9 @@ torch seed (nothing is downloaded):
                upsampled), or smaller for tests.
   small-convnet the seed blog post's net: conv 3->32, conv 32->64 (3x3,
                padding 1), view(-1, 64*4*4), Linear(1024, 10). Input N x 3 x 4 x 4.
+  small-convnet-digits the same net for scikit-learn's digits: conv 1->32,
+               conv 32->64, view(-1, 64*8*8), Linear(4096, 10). Input
+               N x 1 x 8 x 8 (examples/train-digits.py trains it).
   resnet18     torchvision's resnet18 (random weights), 10 classes.
   transformer  a small transformer block on token ids: embedding plus learned
                positions, layer norm, multi-head attention written with
@@ -55,19 +58,26 @@ class NetA(nn.Module):
 
 
 class SmallConvNet(nn.Module):
-    """The model of the seed blog post, without its checkpoint() calls."""
+    """The model of the seed blog post, without its checkpoint() calls; for
+    `channels` x `size` x `size` inputs (the post's 3 x 4 x 4 by default)."""
 
-    def __init__(self):
+    def __init__(self, channels=3, size=4):
         super().__init__()
-        self.conv1 = nn.Conv2d(3, 32, kernel_size=3, stride=1, padding=1)
+        self.features = 64 * size * size
+        self.conv1 = nn.Conv2d(channels, 32, kernel_size=3, stride=1, padding=1)
         self.conv2 = nn.Conv2d(32, 64, kernel_size=3, stride=1, padding=1)
-        self.fc = nn.Linear(64 * 4 * 4, 10)
+        self.fc = nn.Linear(self.features, 10)
 
     def forward(self, x):
         x = self.conv1(x)
         x = self.conv2(x)
-        x = x.view(-1, 64 * 4 * 4)
+        x = x.view(-1, self.features)
         return self.fc(x)
+
+
+def small_convnet_digits():
+    """The seed's small conv net for scikit-learn's 1 x 8 x 8 digits."""
+    return SmallConvNet(channels=1, size=8)
 
 
 class Attention(nn.Module):
@@ -124,6 +134,8 @@ def resnet18():
 MODELS = {
     "neta": (NetA, lambda: torch.randn(2, 3, 32, 32)),
     "small-convnet": (SmallConvNet, lambda: torch.randn(2, 3, 4, 4)),
+    "small-convnet-digits": (small_convnet_digits,
+                             lambda: torch.randn(2, 1, 8, 8)),
     "resnet18": (resnet18, lambda: torch.randn(2, 3, 64, 64)),
     "transformer": (TransformerBlock, lambda: torch.randint(0, 64, (2, 16))),
 }

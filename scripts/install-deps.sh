@@ -21,8 +21,9 @@ packages=(
   # JSON reading (graph import, reports).
   nlohmann-json3-dev
   # LibTorch (importer and CPU executor), Python torch for reference checks,
+  # scikit-learn for its digits data set (examples/train-digits.py),
   # CBC (exact solver, found through pkg-config).
-  libtorch-dev python3-torch python3-torchvision python3-networkx
+  libtorch-dev python3-torch python3-torchvision python3-networkx python3-sklearn
   coinor-libcbc-dev libglpk-dev pkgconf
 )
 

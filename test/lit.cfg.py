@@ -34,6 +34,11 @@ llvm_config.with_environment("PATH", config.remat_tools_dir, append_path=True)
 
 if config.remat_enable_torch:
     config.available_features.add("torch")
+# scikit-learn (Debian's python3-sklearn) for examples/train-digits.py.
+import subprocess
+if subprocess.run(["/usr/bin/python3", "-c", "import sklearn"],
+                  stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL).returncode == 0:
+    config.available_features.add("sklearn")
 if config.remat_enable_cbc:
     config.available_features.add("cbc")
 

@@ -1,11 +1,13 @@
 //===- remat-run.cpp - run a planned training step on the CPU -------------===//
 //
-//   remat-run STEP.mlir [--seed N] [--inputs DIR] [--classes N]
+//   remat-run STEP.mlir [--seed N] [--inputs DIR] [--classes N] [--steps N]
 //             [--output-dir DIR] [--reference ORIGINAL.mlir] [--tolerance X]
 //
 // Runs the step's function with ATen kernels inside its planned arena
-// (CpuExecutor.h), prints what it measured, writes the results as .npy
-// (all or none, once the runs are done: Support/OutputFile.h), and
+// (CpuExecutor.h), N times with --steps (the updated state carried in the
+// argument buffers), prints what it measured and every step's loss, writes
+// the results and the final state as .npy (all or none, once the runs are
+// done: Support/OutputFile.h), and
 // with --reference runs the original step on the same inputs and compares
 // every result. Exits non-zero when a check fails or a result differs by
 // more than the tolerance (0: bit for bit).
@@ -19,6 +21,7 @@
 #include "mlir/IR/BuiltinOps.h"
 #include "mlir/IR/MLIRContext.h"
 #include "mlir/Parser/Parser.h"
+#include "llvm/ADT/StringMap.h"
 #include "llvm/Support/CommandLine.h"
 #include "llvm/Support/FileSystem.h"
 #include "llvm/Support/Format.h"
@@ -57,10 +60,16 @@ static cl::opt<int64_t>
             cl::desc("Class count of label arguments (default 0: the "
                      "logits' or embedding's size)"),
             cl::cat(getToolCategory()));
+static cl::opt<int64_t>
+    steps("steps", cl::init(1),
+          cl::desc("Steps to run, the updated state carried from step to "
+                   "step (default: 1)"),
+          cl::cat(getToolCategory()));
 static cl::opt<std::string>
     outputDir("output-dir",
-              cl::desc("Write each result as <name>.npy here (default: "
-                       "none)"),
+              cl::desc("Write each result as <name>.npy here, and each "
+                       "updated argument's final value as <argument "
+                       "name>.npy (default: none)"),
               cl::cat(getToolCategory()));
 static cl::opt<std::string>
     referenceFile("reference",
@@ -82,6 +91,9 @@ static bool checkOptions() {
   };
   if (!inputsDir.empty() && !llvm::sys::fs::is_directory(inputsDir))
     return fail("--inputs: '" + inputsDir + "' is not a directory");
+  if (steps < 1)
+    return fail("--steps must be at least 1, got " +
+                llvm::Twine(steps.getValue()));
   if (classes < 0)
     return fail("--classes must be a positive class count (0: the default), "
                 "got " +
@@ -125,6 +137,7 @@ static FailureOr<CpuRunReport> runFile(StringRef path, MLIRContext &context,
   options.seed = seed;
   options.inputsDir = inputsDir;
   options.classes = classes;
+  options.steps = steps;
   // The reference is the step as written, normally without a plan.
   options.warnUnplanned = !isReference;
   return runOnCpu(*function, options);
@@ -207,12 +220,35 @@ static bool compareResults(const CpuRunReport &run,
   return ok;
 }
 
-/// Writes every result as <output-dir>/<name>.npy: all into temporaries
-/// first, then renamed into place, so that a failure while writing leaves
-/// every existing result file as it was.
+/// Writes every result as <output-dir>/<name>.npy, except that a result
+/// marked `remat.updates` is written as its argument's final value,
+/// <output-dir>/<argument name>.npy (the weights-directory layout): all into
+/// temporaries first, then renamed into place, so that a failure while
+/// writing leaves every existing result file as it was.
 static bool writeResults(const CpuRunReport &report) {
   if (outputDir.empty())
     return true;
+  std::vector<const NamedArray *> files;
+  llvm::StringMap<const NamedArray *> byName;
+  for (const NamedArray &result : report.results)
+    if (result.updates.empty())
+      files.push_back(&result);
+  for (const NamedArray &state : report.finalState)
+    files.push_back(&state);
+  for (const NamedArray *file : files) {
+    auto [it, inserted] = byName.try_emplace(file->name, file);
+    if (inserted)
+      continue;
+    llvm::errs() << "remat-run: --output-dir: two results would be written "
+                    "to '"
+                 << file->name << ".npy'"
+                 << (report.finalState.empty()
+                         ? ""
+                         : " (an updated argument's final value is written "
+                           "under the argument's name)")
+                 << "\n";
+    return false;
+  }
   if (std::error_code code = llvm::sys::fs::create_directories(outputDir)) {
     llvm::errs() << "remat-run: cannot create '" << outputDir
                  << "': " << code.message() << "\n";
@@ -220,21 +256,40 @@ static bool writeResults(const CpuRunReport &report) {
   }
   std::string error;
   OutputGroup outputs;
-  for (const NamedArray &result : report.results) {
+  for (const NamedArray *result : files) {
     llvm::SmallString<128> path(outputDir);
-    llvm::sys::path::append(path, result.name + ".npy");
+    llvm::sys::path::append(path, result->name + ".npy");
     FailureOr<OutputFile *> file = outputs.addFile(path, error);
     if (failed(file)) {
       llvm::errs() << "remat-run: " << error << "\n";
       return false;
     }
-    writeNpy((*file)->os(), result.array);
+    writeNpy((*file)->os(), result->array);
   }
   if (failed(outputs.commit(error))) {
     llvm::errs() << "remat-run: " << error << "\n";
     return false;
   }
   return true;
+}
+
+/// Prints each step's single-element results (its loss) that are not state
+/// updates: `name = value` for one step; `step K: name = value, ...` (K from
+/// 1) for several.
+static void printStepScalars(const CpuRunReport &report) {
+  bool several = report.stepScalars.size() > 1;
+  for (auto [index, scalars] : llvm::enumerate(report.stepScalars)) {
+    if (several)
+      llvm::outs() << "step " << index + 1 << ": ";
+    for (auto [position, scalar] : llvm::enumerate(scalars)) {
+      llvm::outs() << (position == 0 ? "" : ", ") << scalar.name << " = "
+                   << llvm::format("%.9g", getElement(scalar.array, 0));
+      if (!several)
+        llvm::outs() << "\n";
+    }
+    if (several)
+      llvm::outs() << "\n";
+  }
 }
 
 int main(int argc, char **argv) {
@@ -269,10 +324,7 @@ int main(int argc, char **argv) {
   llvm::outs() << "outside the arena (ATen temporaries and results before "
                   "placement): at most "
                << run->outsideArenaPeakBytes << " bytes\n";
-  for (const NamedArray &result : run->results)
-    if (result.array.getNumElements() == 1)
-      llvm::outs() << result.name << " = "
-                   << llvm::format("%.9g", getElement(result.array, 0)) << "\n";
+  printStepScalars(*run);
   if (referenceFile.empty())
     return writeResults(*run) ? 0 : 1;
   // Results are written once both runs are done (a failed reference run

@@ -1,9 +1,12 @@
 //===- CpuExecutor.h - run a training step on the CPU with ATen --*- C++ -*-===//
 //
 // remat-run's library: executes a function of the nn dialect with ATen CPU
-// kernels, every value at its planned offset in one arena, and checks the
-// plan while it runs. The interface is free of LibTorch types (inputs and
-// results are .npy arrays), so that only this library includes LibTorch.
+// kernels for one or more steps, following DESIGN.md's memory model
+// (ValueStorage): every arena value at its planned offset in one arena,
+// updated state written into its argument's buffer (which carries it to the
+// next step), views as their owner's bytes reinterpreted; it checks the plan
+// while it runs. The interface is free of LibTorch types (inputs and results
+// are .npy arrays), so that only this library includes LibTorch.
 //
 //===----------------------------------------------------------------------===//
 
@@ -29,16 +32,31 @@ struct CpuRunOptions {
   int64_t classes = 0;
   /// Warn when the function has no memory plan.
   bool warnUnplanned = true;
+  /// Steps to run (at least 1). The argument buffers carry the updated state
+  /// (results marked `remat.updates`) from step to step; an input or label
+  /// file of shape [M, <argument shape>...] with M >= steps gives step k its
+  /// row k.
+  int64_t steps = 1;
 };
 
 struct NamedArray {
   std::string name;
   NpyArray array;
+  /// For a result marked `remat.updates`: the argument it updates.
+  std::string updates;
 };
 
 struct CpuRunReport {
+  /// The arguments' values after the last step.
   std::vector<NamedArray> arguments;
+  /// The last step's results (an updated result: its argument's final value).
   std::vector<NamedArray> results;
+  /// The final value of each argument a result updates, by argument name, in
+  /// argument order.
+  std::vector<NamedArray> finalState;
+  /// Per step, the single-element results that are not state updates (the
+  /// loss), in result order.
+  std::vector<std::vector<NamedArray>> stepScalars;
   bool planned = false;
   int64_t argumentBytes = 0;
   int64_t arenaBytes = 0;
@@ -51,11 +69,13 @@ struct CpuRunReport {
   int64_t outsideArenaPeakBytes = 0;
 };
 
-/// Runs `function`. Emits an error and fails on a missing or mis-shaped
-/// input file, a missing weights file, an op without a kernel, or a plan
-/// whose live values overlap (naming both) or whose measured peak differs
-/// from the analysis. A function without a memory plan runs with plain
-/// allocations, with a warning.
+/// Runs `function` for `options.steps` steps. Emits an error and fails on a
+/// missing or mis-shaped input file (a per-step file with fewer rows than
+/// steps included), a missing weights file, an op without a kernel, or a
+/// plan whose live values overlap (naming both), that places a view or an
+/// updated result anywhere but its owner's bytes, or whose measured peak
+/// differs from the analysis. A function without a memory plan runs with
+/// plain allocations, with a warning.
 FailureOr<CpuRunReport> runOnCpu(FunctionOpInterface function,
                                  const CpuRunOptions &options);
 

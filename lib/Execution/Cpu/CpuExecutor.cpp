@@ -1,10 +1,13 @@
 //===- CpuExecutor.cpp - run a training step on the CPU with ATen ---------===//
 //
 // Arguments come from .npy files, the weights directory or the generator;
-// every value an op defines is computed by ATen and copied into its planned
-// arena slot (checked against every live slot first); the executor measures
-// the arena's occupancy at every op and the bytes ATen held outside it, and
-// catches c10::Error at its boundary.
+// the executor owns their buffers for the run. Every arena value an op
+// defines is computed by ATen and copied into its planned arena slot
+// (checked against every live slot first); updated state is written into
+// its argument's buffer, which the next step reads; a view is its owner's
+// tensor reinterpreted. The executor measures the arena's occupancy at every
+// op and the bytes ATen held outside it, and catches c10::Error at its
+// boundary.
 //
 //===----------------------------------------------------------------------===//
 
@@ -13,11 +16,13 @@
 #include "Kernels.h"
 
 #include "remat/Analysis/PeakMemory.h"
+#include "remat/Analysis/ValueStorage.h"
 #include "remat/Dialect/NN/IR/NNOps.h"
 #include "remat/Dialect/Remat/IR/RematDialect.h"
 #include "remat/Execution/Random.h"
 
 #include "mlir/IR/BuiltinTypes.h"
+#include "mlir/Interfaces/ViewLikeInterface.h"
 #include "llvm/ADT/DenseMap.h"
 #include "llvm/Support/FileSystem.h"
 #include "llvm/Support/Path.h"
@@ -178,9 +183,24 @@ at::Tensor generateArgument(BlockArgument argument, StringRef name,
   return values.to(scalar);
 }
 
-/// Reads `path` as the argument's value; checks its shape and type.
-FailureOr<at::Tensor> readArgument(BlockArgument argument, StringRef name,
-                                   StringRef path, Location loc) {
+/// An argument's buffer for the run and, for an input or label read from a
+/// file with one row per step, those rows.
+struct LoadedArgument {
+  at::Tensor buffer;
+  at::Tensor perStep;
+};
+
+/// Whether arguments of `role` may take one batch per step.
+static bool takesBatchPerStep(StringRef role) {
+  return role == "input" || role == "label";
+}
+
+/// Reads `path` as the argument's value; checks its shape and type. A file
+/// of shape [M, <argument shape>...] holds one value per step for an input
+/// or label (M must be at least `steps`).
+FailureOr<LoadedArgument> readArgument(BlockArgument argument, StringRef name,
+                                       StringRef role, StringRef path,
+                                       int64_t steps, Location loc) {
   std::string error;
   std::optional<NpyArray> array = readNpy(path, error);
   if (!array)
@@ -188,22 +208,44 @@ FailureOr<at::Tensor> readArgument(BlockArgument argument, StringRef name,
   auto type = cast<RankedTensorType>(argument.getType());
   at::ScalarType scalar = *getScalarType(type.getElementType());
   std::vector<int64_t> expected(type.getShape().begin(), type.getShape().end());
-  if (array->shape != expected || getNpyType(scalar) != array->type)
+  bool sameType = getNpyType(scalar) == array->type;
+  bool oneRowPerStep =
+      sameType && array->shape.size() == expected.size() + 1 &&
+      std::equal(expected.begin(), expected.end(), array->shape.begin() + 1);
+  if (oneRowPerStep && !takesBatchPerStep(role))
+    return emitError(loc) << "argument '" << name << "': '" << path
+                          << "' holds " << array->shape[0] << " values of "
+                          << type << ", one per step, but only input and "
+                          << "label arguments take one per step (this one "
+                          << "is a " << role << ")";
+  if (oneRowPerStep && array->shape[0] < steps)
+    return emitError(loc) << "argument '" << name << "': '" << path
+                          << "' holds " << array->shape[0] << " batches of "
+                          << type << ", one per step, but --steps=" << steps
+                          << " needs " << steps;
+  if (!oneRowPerStep && (array->shape != expected || !sameType))
     return emitError(loc) << "argument '" << name << "': '" << path
                           << "' does not hold a " << type;
-  at::Tensor tensor = at::empty(expected, scalar);
+  LoadedArgument loaded;
+  at::Tensor tensor = at::empty(array->shape, scalar);
   std::memcpy(tensor.data_ptr(), array->data.data(), array->data.size());
-  return tensor;
+  if (oneRowPerStep) {
+    loaded.perStep = tensor;
+    loaded.buffer = at::empty(expected, scalar);
+  } else {
+    loaded.buffer = tensor;
+  }
+  return loaded;
 }
 
-FailureOr<std::vector<at::Tensor>>
+FailureOr<std::vector<LoadedArgument>>
 loadArguments(FunctionOpInterface function, const CpuRunOptions &options) {
   auto weights = function->getAttrOfType<StringAttr>(attr::kWeights);
   if (weights && !llvm::sys::fs::is_directory(weights.getValue()))
     return function.emitOpError()
            << "names the weights directory '" << weights.getValue()
            << "', which does not exist";
-  std::vector<at::Tensor> arguments;
+  std::vector<LoadedArgument> arguments;
   for (BlockArgument argument : function.getArguments()) {
     std::string name = getValueName(argument);
     auto roleAttr = function.getArgAttrOfType<StringAttr>(
@@ -222,15 +264,16 @@ loadArguments(FunctionOpInterface function, const CpuRunOptions &options) {
       path = weights.getValue();
       llvm::sys::path::append(path, name + ".npy");
     }
-    FailureOr<at::Tensor> tensor =
+    FailureOr<LoadedArgument> loaded =
         (!options.inputsDir.empty() && llvm::sys::fs::exists(path)) ||
                 fromWeights
-            ? readArgument(argument, name, path, argument.getLoc())
-            : FailureOr<at::Tensor>(
-                  generateArgument(argument, name, role, options));
-    if (failed(tensor))
+            ? readArgument(argument, name, role, path, options.steps,
+                           argument.getLoc())
+            : FailureOr<LoadedArgument>(LoadedArgument{
+                  generateArgument(argument, name, role, options), {}});
+    if (failed(loaded))
       return failure();
-    arguments.push_back(*tensor);
+    arguments.push_back(*loaded);
   }
   return arguments;
 }
@@ -247,19 +290,32 @@ struct Slot {
   int64_t lastStep;
 };
 
+/// Runs the function's body once per step over the same argument buffers.
+/// Where each value's bytes are follows ValueStorage: an arena value in its
+/// slot (planned) or a fresh tensor (unplanned); updated state in its
+/// argument's buffer; a view as its owner's tensor reinterpreted, no copy.
 class Runner {
 public:
   Runner(FunctionOpInterface function, const PeakMemory &analysis)
-      : function(function), analysis(analysis) {}
+      : function(function), analysis(analysis), storage(function) {}
 
-  LogicalResult run(std::vector<at::Tensor> arguments, bool warnUnplanned,
-                    CpuRunReport &report);
+  /// Decides whether the function is planned, allocates the arena and
+  /// computes when each value's bytes are last needed.
+  void prepare(bool warnUnplanned, CpuRunReport &report);
+  /// Runs one step on `arguments` (the argument buffers, updated in place).
+  /// Records the step's scalars, and on the last step its results.
+  LogicalResult runStep(ArrayRef<at::Tensor> arguments, bool lastStep,
+                        CpuRunReport &report);
 
 private:
-  /// The tensor a result is written to: its arena slot, after checking that
+  /// The tensor an arena value is written to: its slot, after checking that
   /// no live value overlaps it (planned), or a fresh tensor (unplanned).
-  FailureOr<at::Tensor> makeDestination(Operation *op, Value value,
-                                        int64_t offset);
+  FailureOr<at::Tensor> makeArenaDestination(Operation *op, Value value,
+                                             int64_t offset);
+  /// Checks the plan's offset entry of a value that has no bytes of its own
+  /// (a view or updated state): its owner's offset, or -1 when its owner is
+  /// an argument.
+  LogicalResult checkSharedOffset(Operation *op, Value value, int64_t offset);
   /// Records the result, copying it into its destination unless the kernel
   /// wrote there.
   LogicalResult place(Operation *op, Value value,
@@ -268,21 +324,34 @@ private:
 
   FunctionOpInterface function;
   const PeakMemory &analysis;
+  ValueStorage storage;
   bool planned = false;
   at::Tensor arena;
   llvm::DenseMap<Value, at::Tensor> tensors;
-  llvm::DenseMap<Value, int64_t> lastStep;
+  /// The last step at which each arena value's bytes are needed: its last
+  /// use or the last use of a view of it (INT64_MAX when returned).
+  llvm::DenseMap<Value, int64_t> ownerLastStep;
+  /// The last step at which each value itself is used (unplanned runs drop
+  /// their reference to it then).
+  llvm::DenseMap<Value, int64_t> valueLastStep;
+  llvm::DenseMap<Value, int64_t> slotOffsets;
   std::vector<Slot> live;
+  int64_t measuredPeak = 0;
 };
 
-FailureOr<at::Tensor> Runner::makeDestination(Operation *op, Value value,
-                                              int64_t offset) {
+FailureOr<at::Tensor> Runner::makeArenaDestination(Operation *op, Value value,
+                                                   int64_t offset) {
   auto type = cast<RankedTensorType>(value.getType());
   std::vector<int64_t> shape(type.getShape().begin(), type.getShape().end());
   at::ScalarType scalar = *getScalarType(type.getElementType());
   if (!planned)
     return at::empty(shape, scalar);
   int64_t bytes = getTypeBytes(type).value_or(0);
+  if (offset < 0 || offset + bytes > arena.numel())
+    return op->emitOpError()
+           << "places '" << getValueName(value) << "' at arena bytes ["
+           << offset << ", " << offset + bytes << "), outside the arena of "
+           << arena.numel() << " bytes";
   for (const Slot &slot : live) {
     if (slot.offset < offset + bytes && offset < slot.offset + slot.bytes &&
         bytes > 0 && slot.bytes > 0)
@@ -292,11 +361,34 @@ FailureOr<at::Tensor> Runner::makeDestination(Operation *op, Value value,
              << getValueName(slot.value) << "' at [" << slot.offset << ", "
              << slot.offset + slot.bytes << "), still live";
   }
-  auto last = lastStep.find(value);
+  auto last = ownerLastStep.find(value);
   live.push_back({value, offset, bytes,
-                  last == lastStep.end() ? INT64_MAX : last->second});
+                  last == ownerLastStep.end() ? INT64_MAX : last->second});
+  slotOffsets[value] = offset;
   return at::from_blob(static_cast<uint8_t *>(arena.data_ptr()) + offset,
                        shape, at::TensorOptions().dtype(scalar));
+}
+
+LogicalResult Runner::checkSharedOffset(Operation *op, Value value,
+                                        int64_t offset) {
+  if (!planned)
+    return success();
+  Value owner = storage.getOwner(value);
+  if (isa<BlockArgument>(owner)) {
+    if (offset == -1)
+      return success();
+    return op->emitOpError()
+           << "places '" << getValueName(value) << "' at arena byte "
+           << offset << ", but it lives in the buffer of argument '"
+           << getValueName(owner) << "' (its remat.offsets entry must be -1)";
+  }
+  auto found = slotOffsets.find(owner);
+  if (found != slotOffsets.end() && found->second == offset)
+    return success();
+  return op->emitOpError()
+         << "places the view '" << getValueName(value) << "' at arena byte "
+         << offset << ", but it shares the bytes of '" << getValueName(owner)
+         << "' at " << (found == slotOffsets.end() ? -1 : found->second);
 }
 
 LogicalResult Runner::place(Operation *op, Value value,
@@ -313,8 +405,7 @@ LogicalResult Runner::place(Operation *op, Value value,
   return success();
 }
 
-LogicalResult Runner::run(std::vector<at::Tensor> arguments,
-                          bool warnUnplanned, CpuRunReport &report) {
+void Runner::prepare(bool warnUnplanned, CpuRunReport &report) {
   auto arenaAttr = function->getAttrOfType<IntegerAttr>(attr::kArenaBytes);
   planned = static_cast<bool>(arenaAttr);
   for (Operation *op : analysis.getSchedule())
@@ -327,61 +418,142 @@ LogicalResult Runner::run(std::vector<at::Tensor> arguments,
   report.arenaBytes = planned ? arenaAttr.getInt() : 0;
   report.argumentBytes = analysis.getArgumentBytes();
   report.analysisPeakBytes = analysis.getPeakBytes();
+  measuredPeak = report.argumentBytes;
   if (planned)
     arena = at::zeros({std::max<int64_t>(report.arenaBytes, 1)}, at::kByte);
 
+  // An arena value's bytes are needed until the last use of it or of any
+  // view of it; returned (it or a view of it), until the end.
+  auto use = [&](Value value, int64_t step) {
+    int64_t &last = valueLastStep[value];
+    last = std::max(last, step);
+    Value owner = storage.getOwner(value);
+    if (!isa<BlockArgument>(owner)) {
+      int64_t &ownerLast = ownerLastStep[owner];
+      ownerLast = std::max(ownerLast, step);
+    }
+  };
+  for (auto [step, op] : llvm::enumerate(analysis.getSchedule())) {
+    for (Value operand : op->getOperands())
+      use(operand, int64_t(step));
+    for (Value result : op->getResults())
+      use(result, int64_t(step));
+  }
   Block &body = function.getFunctionBody().front();
+  for (Value value : body.getTerminator()->getOperands())
+    use(value, INT64_MAX);
+}
+
+LogicalResult Runner::runStep(ArrayRef<at::Tensor> arguments, bool lastStep,
+                              CpuRunReport &report) {
+  Block &body = function.getFunctionBody().front();
+  tensors.clear();
+  live.clear();
+  slotOffsets.clear();
   for (auto [argument, tensor] : llvm::zip(body.getArguments(), arguments))
     tensors[argument] = tensor;
-  for (const ValueLifetime &info : analysis.getValues())
-    if (!info.isFunctionResult)
-      lastStep[info.value] = info.lifetime.last;
 
-  int64_t measuredPeak = report.argumentBytes;
   for (auto [step, op] : llvm::enumerate(analysis.getSchedule())) {
-    std::vector<at::Tensor> operands;
-    for (Value operand : op->getOperands())
-      operands.push_back(tensors.lookup(operand));
     auto offsets = op->getAttrOfType<DenseI64ArrayAttr>(attr::kOffsets);
-    std::vector<at::Tensor> destinations;
-    for (auto [index, result] : llvm::enumerate(op->getResults())) {
-      FailureOr<at::Tensor> destination =
-          makeDestination(op, result, planned ? offsets[index] : 0);
-      if (failed(destination))
+    auto offsetOf = [&](unsigned index) -> int64_t {
+      return planned ? offsets[index] : 0;
+    };
+    if (planned && op->getNumResults() > 0 &&
+        offsets.size() != op->getNumResults())
+      return op->emitOpError()
+             << "has " << offsets.size() << " remat.offsets entries for "
+             << op->getNumResults() << " results";
+    if (isViewOp(op)) {
+      // The source's bytes reinterpreted with the view's shape: no kernel,
+      // no copy, no bytes of its own.
+      Value result = op->getResult(0);
+      if (failed(checkSharedOffset(op, result, offsetOf(0))))
         return failure();
-      destinations.push_back(*destination);
+      auto viewSource = cast<ViewLikeOpInterface>(op).getViewSource();
+      ArrayRef<int64_t> shape =
+          cast<RankedTensorType>(result.getType()).getShape();
+      tensors[result] = tensors.lookup(viewSource)
+                            .view(at::IntArrayRef(shape.data(), shape.size()));
+    } else {
+      std::vector<at::Tensor> operands;
+      for (Value operand : op->getOperands())
+        operands.push_back(tensors.lookup(operand));
+      // Where each result goes, and what the kernel writes into: the same,
+      // except that a kernel never writes into the buffer of an argument it
+      // reads (an update written over the old value it reads, as nn.adam's
+      // new parameter over the parameter): it computes into a temporary that
+      // is copied into the argument's buffer once every result is computed.
+      std::vector<at::Tensor> destinations, kernelOuts;
+      for (auto [index, result] : llvm::enumerate(op->getResults())) {
+        at::Tensor destination;
+        if (BlockArgument argument = storage.getUpdatedArgument(result)) {
+          if (failed(checkSharedOffset(op, result, offsetOf(index))))
+            return failure();
+          destination = tensors.lookup(argument);
+        } else {
+          FailureOr<at::Tensor> slot =
+              makeArenaDestination(op, result, offsetOf(index));
+          if (failed(slot))
+            return failure();
+          destination = *slot;
+        }
+        bool readByOp = storage.getUpdatedArgument(result) &&
+                        llvm::any_of(operands, [&](const at::Tensor &operand) {
+                          return operand.is_alias_of(destination);
+                        });
+        destinations.push_back(destination);
+        kernelOuts.push_back(readByOp ? at::empty_like(destination)
+                                      : destination);
+      }
+      FailureOr<std::vector<at::Tensor>> results =
+          runKernel(op, operands, kernelOuts);
+      if (failed(results))
+        return failure();
+      for (auto [index, result] : llvm::enumerate(op->getResults()))
+        if (failed(place(op, result, destinations[index], (*results)[index])))
+          return failure();
     }
-    FailureOr<std::vector<at::Tensor>> results =
-        runKernel(op, operands, destinations);
-    if (failed(results))
-      return failure();
-    for (auto [index, result] : llvm::enumerate(op->getResults()))
-      if (failed(place(op, result, destinations[index], (*results)[index])))
-        return failure();
-    results->clear();
     int64_t occupied = analysis.getWorkspaceBytes()[step];
     for (const Slot &slot : live)
       occupied += slot.bytes;
     measuredPeak = std::max(measuredPeak, report.argumentBytes + occupied);
-    // Values whose last use this was leave the arena (and the map).
+    // Values whose bytes were last needed here leave the arena; unplanned,
+    // the executor drops its reference to values last used here (a view
+    // keeps its owner's storage alive).
     llvm::erase_if(live, [&](const Slot &slot) {
       return slot.lastStep <= int64_t(step);
     });
-    for (Value operand : op->getOperands())
-      if (lastStep.count(operand) && lastStep[operand] <= int64_t(step) &&
-          !planned)
-        tensors.erase(operand);
+    if (!planned)
+      for (Value operand : op->getOperands())
+        if (!isa<BlockArgument>(operand) &&
+            valueLastStep.lookup(operand) <= int64_t(step))
+          tensors.erase(operand);
   }
-  report.measuredPeakBytes = planned ? measuredPeak : 0;
-  for (BlockArgument argument : body.getArguments())
-    report.arguments.push_back(
-        {getValueName(argument), toNpy(tensors.lookup(argument))});
+
   Operation *terminator = body.getTerminator();
+  std::vector<NamedArray> scalars;
   for (auto [index, value] : llvm::enumerate(terminator->getOperands())) {
     auto name = function.getResultAttrOfType<StringAttr>(index, attr::kName);
-    report.results.push_back(
-        {name ? name.str() : "result" + std::to_string(index),
-         toNpy(tensors.lookup(value))});
+    std::string resultName =
+        name ? name.str() : "result" + std::to_string(index);
+    const at::Tensor &tensor = tensors.lookup(value);
+    if (!storage.getUpdatedArgument(value) && tensor.numel() == 1)
+      scalars.push_back({resultName, toNpy(tensor)});
+    if (lastStep) {
+      BlockArgument updated = storage.getUpdatedArgument(value);
+      report.results.push_back({resultName, toNpy(tensor),
+                                updated ? getValueName(updated) : ""});
+    }
+  }
+  report.stepScalars.push_back(std::move(scalars));
+  if (!lastStep)
+    return success();
+  report.measuredPeakBytes = planned ? measuredPeak : 0;
+  for (BlockArgument argument : body.getArguments()) {
+    report.arguments.push_back(
+        {getValueName(argument), toNpy(tensors.lookup(argument))});
+    if (storage.getUpdate(argument))
+      report.finalState.push_back(report.arguments.back());
   }
   if (planned && report.measuredPeakBytes != report.analysisPeakBytes)
     return function.emitOpError()
@@ -400,16 +572,27 @@ FailureOr<CpuRunReport> mlir::remat::runOnCpu(FunctionOpInterface function,
   if (failed(analysis))
     return failure();
   try {
-    FailureOr<std::vector<at::Tensor>> arguments =
+    FailureOr<std::vector<LoadedArgument>> arguments =
         loadArguments(function, options);
     if (failed(arguments))
       return failure();
+    std::vector<at::Tensor> buffers;
+    for (const LoadedArgument &argument : *arguments)
+      buffers.push_back(argument.buffer);
     CpuRunReport report;
     CountingScope counting;
     Runner runner(function, *analysis);
-    if (failed(runner.run(std::move(*arguments), options.warnUnplanned,
-                          report)))
-      return failure();
+    runner.prepare(options.warnUnplanned, report);
+    int64_t steps = std::max<int64_t>(options.steps, 1);
+    for (int64_t step = 0; step < steps; ++step) {
+      // This step's batch goes into the argument's buffer.
+      for (const LoadedArgument &argument : *arguments)
+        if (argument.perStep.defined())
+          const_cast<at::Tensor &>(argument.buffer)
+              .copy_(argument.perStep.select(0, step));
+      if (failed(runner.runStep(buffers, step + 1 == steps, report)))
+        return failure();
+    }
     // The arena itself is allocated through ATen too.
     int64_t arenaAllocation =
         report.planned ? std::max<int64_t>(report.arenaBytes, 1) : 0;

@@ -5,7 +5,10 @@
 // straight into the tensors the executor gives (their arena slots); other
 // results are fresh tensors that the executor copies there. Backward ops that
 // ATen implements from the input's sizes only (pooling) get an uninitialized
-// tensor of that size.
+// tensor of that size. Views (nn.reshape, nn.flatten) have no kernel: the
+// executor reinterprets their source's bytes. A kernel never gets an output
+// that aliases one of its operands (the executor gives an update of an
+// argument the op reads a temporary), so kernels need not be alias-safe.
 //
 //===----------------------------------------------------------------------===//
 
@@ -327,8 +330,6 @@ std::optional<Tensors> KernelRunner::normalization() {
 
 std::optional<Tensors> KernelRunner::shapes() {
   return llvm::TypeSwitch<Operation *, std::optional<Tensors>>(op)
-      .Case<nn::ReshapeOp, nn::FlattenOp>(
-          [&](auto) { return Tensors{in[0].reshape(resultShape())}; })
       .Case([&](nn::TransposeOp o) {
         return Tensors{in[0].transpose(int64_t(o.getDim0()), int64_t(o.getDim1()))};
       })
