@@ -28,8 +28,9 @@ func.func @broadcast(%x: tensor<2x6x1xf32> {remat.name = "x", remat.role = "inpu
 
 // -----
 
-// "shift" takes exactly the bytes of "flat" (a transpose), which the kernel reads at
-// element i only: one kernel, whose aliasing pointers are not __restrict__.
+// "shift" takes exactly the bytes of "flat" (a transpose), which the kernel
+// reads at element i only: one kernel, whose aliasing pointers are not
+// __restrict__.
 // CHECK-LABEL: //===--- generated kernels ---===//
 // CHECK: // nn.relu "relu", nn.add_scalar "shift"{{$}}
 // CHECK-NEXT: __global__ void [[KERNEL:remat_kernel[0-9]+]](const float *in0, float *out0) {
