@@ -180,8 +180,13 @@ def short(value):
     return int(value)
 
 
-def summarize(directory, samples):
+def summarize(directory, samples, like=None):
     names = sorted(entry[:-4] for entry in os.listdir(directory) if entry.endswith(".npy"))
+    if like is not None:
+        with open(like) as handle:
+            wanted = json.load(handle)["results"]
+        # Only the reference's names; a missing one still shows in compare.
+        names = [name for name in names if name in wanted]
     if not names:
         raise SystemExit(f"summarize.py: error: no .npy files in {directory}")
     results = {}
@@ -344,6 +349,9 @@ def main():
     make.add_argument("directory")
     make.add_argument("-o", "--output", help="the summary (default: stdout)")
     make.add_argument("--samples", type=int, default=SAMPLES)
+    make.add_argument("--like", metavar="SUMMARY",
+                      help="only the arrays this summary has (the CUDA harness also "
+                           "writes the final state, <argument name>.npy)")
     check = sub.add_parser("compare", help="compare a summary with a reference summary")
     check.add_argument("reference")
     check.add_argument("summary")
@@ -357,7 +365,7 @@ def main():
     if args.command == "summarize":
         if not os.path.isdir(args.directory):
             raise SystemExit(f"summarize.py: error: {args.directory} is not a directory")
-        text = dump_summary(summarize(args.directory, args.samples))
+        text = dump_summary(summarize(args.directory, args.samples, args.like))
         if args.output:
             with open(args.output, "w") as handle:
                 handle.write(text + "\n")

@@ -7,7 +7,11 @@
 Builds the model of the manifest entry (examples/make-models.py's definition,
 training mode, float32), random inputs and labels of the entry's shape, and
 the entry's optimizer with its hyperparameters, then runs `--warmup` steps
-and times `--steps` more. One step is what remat's step computes:
+and times `--steps` more, all of them training (the parameters and optimizer
+state carried from step to step in place, as the CUDA harness's timed steps
+carry the state in the argument buffers; its warm-up steps train too, after
+which it restores the initial state: the values do not change the time of
+a step). One step is what remat's step computes:
 
     zero_grad(set_to_none=True); forward; cross entropy; backward; optimizer.step()
 

@@ -1,13 +1,14 @@
 #!/usr/bin/python3
 """compare-npy.py - checks that two directories hold the same arrays.
 
-  compare-npy.py EXPECTED_DIR ACTUAL_DIR [--rtol R] [--atol A]
+  compare-npy.py EXPECTED_DIR ACTUAL_DIR [--rtol R] [--atol A] [--allow-extra]
 
 Every EXPECTED_DIR/<name>.npy must exist in ACTUAL_DIR with the same shape
 and dtype and agree: max |actual - expected| <= atol + rtol * max |expected|
 (the largest difference relative to the array's largest magnitude, so that
 rounding in sums of many terms is judged against the sum's scale).
-ACTUAL_DIR may hold no array that EXPECTED_DIR lacks. Prints the largest
+ACTUAL_DIR may hold no array that EXPECTED_DIR lacks (with --allow-extra it
+may: the CUDA harness writes the final state beside the results). Prints the largest
 differences; exits 1 on any mismatch.
 """
 
@@ -24,12 +25,13 @@ def main():
     parser.add_argument("actual")
     parser.add_argument("--rtol", type=float, default=1e-5)
     parser.add_argument("--atol", type=float, default=1e-6)
+    parser.add_argument("--allow-extra", action="store_true")
     args = parser.parse_args()
 
     expected = sorted(f for f in os.listdir(args.expected) if f.endswith(".npy"))
     actual = sorted(f for f in os.listdir(args.actual) if f.endswith(".npy"))
     ok = True
-    for extra in sorted(set(actual) - set(expected)):
+    for extra in [] if args.allow_extra else sorted(set(actual) - set(expected)):
         print(f"{extra[:-4]}: not expected")
         ok = False
     for name in expected:

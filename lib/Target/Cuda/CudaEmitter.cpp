@@ -21,6 +21,7 @@
 #include "remat/Interfaces/CostOpInterface.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/Interfaces/ViewLikeInterface.h"
 #include "mlir/Tools/mlir-translate/Translation.h"
 #include "llvm/Support/FormatVariadic.h"
 
@@ -53,9 +54,9 @@ static std::string quote(StringRef text) {
   return result + "\"";
 }
 
-StepWriter::StepWriter(FunctionOpInterface function) {
-  for (BlockArgument argument : function.getArguments())
-    argumentIndex[argument] = argument.getArgNumber();
+StepWriter::StepWriter(FunctionOpInterface function) : storage(function) {
+  if (auto bytes = function->getAttrOfType<IntegerAttr>(attr::kArenaBytes))
+    arenaBytes = bytes.getInt();
 }
 
 std::string StepWriter::getElementCType(Value value) {
@@ -70,15 +71,58 @@ std::string StepWriter::getElementCType(Value value) {
   return "";
 }
 
+int64_t StepWriter::getByteSize(Value value) {
+  return getElementCount(value) * (getElementCType(value) == "float" ? 4 : 8);
+}
+
+int64_t StepWriter::getPlannedOffset(Value result) {
+  auto opResult = cast<OpResult>(result);
+  auto offsets =
+      opResult.getOwner()->getAttrOfType<DenseI64ArrayAttr>(attr::kOffsets);
+  return offsets[opResult.getResultNumber()];
+}
+
+bool StepWriter::isMaterializedView(Value value) const {
+  if (storage.getKind(value) != StorageKind::View || !storage.isInArena(value))
+    return false;
+  // A plan that knows views gives a view its source's offset (its owner's);
+  // a plan that does not never does, as both are live at the view op. (The
+  // owner's offset would not tell: such a plan may reuse the dead owner's
+  // slot for a view of a view.)
+  Value source = cast<ViewLikeOpInterface>(value.getDefiningOp()).getViewSource();
+  return getPlannedOffset(value) != getPlannedOffset(source);
+}
+
+BufferPlace StepWriter::getPlace(Value value) const {
+  // A materialized view has its own slot; a view of one is at the first
+  // materialized view on the way to the owner (or the owner).
+  Value at = value;
+  while (storage.getKind(at) == StorageKind::View && !isMaterializedView(at))
+    at = cast<ViewLikeOpInterface>(at.getDefiningOp()).getViewSource();
+  if (storage.getKind(at) == StorageKind::View)
+    return {-1, getPlannedOffset(at)};
+  Value owner = storage.getOwner(at);
+  if (auto argument = dyn_cast<BlockArgument>(owner))
+    return {int64_t(argument.getArgNumber()), 0};
+  return {-1, getPlannedOffset(owner)};
+}
+
 std::string StepWriter::getPointer(Value value, bool isConst) const {
   std::string type = (isConst ? "const " : "") + getElementCType(value) + " *";
-  if (auto it = argumentIndex.find(value); it != argumentIndex.end())
-    return llvm::formatv("(({0})arguments[{1}])", type, it->second).str();
-  auto result = cast<OpResult>(value);
-  auto offsets =
-      result.getOwner()->getAttrOfType<DenseI64ArrayAttr>(attr::kOffsets);
-  return llvm::formatv("(({0})(arena + {1}))", type,
-                       offsets[result.getResultNumber()])
+  BufferPlace location = getPlace(value);
+  if (location.argument >= 0)
+    return llvm::formatv("(({0})arguments[{1}])", type, location.argument)
+        .str();
+  return llvm::formatv("(({0})(arena + {1}))", type, location.offset).str();
+}
+
+int64_t StepWriter::getScratchOffset() const {
+  return (arenaBytes + 255) / 256 * 256;
+}
+
+std::string StepWriter::getScratchPointer(Value value, int64_t offset) const {
+  return llvm::formatv("(({0} *)(arena + {1}))", getElementCType(value),
+                       getScratchOffset() + offset)
       .str();
 }
 
@@ -180,7 +224,7 @@ static LogicalResult writeStep(func::FuncOp function, StepWriter &writer) {
     ArrayRef<Operation *> rest = chain;
     while (!rest.empty()) {
       size_t size = rest.size();
-      while (size > 1 && hasFusionHazard(rest.take_front(size)))
+      while (size > 1 && hasFusionHazard(rest.take_front(size), writer))
         --size;
       emitElementwiseGroup(rest.take_front(size), writer);
       rest = rest.drop_front(size);
@@ -221,7 +265,8 @@ static std::string shapeOf(Value value) {
   return text + "}";
 }
 
-static void writeTables(func::FuncOp function, raw_ostream &os) {
+static void writeTables(func::FuncOp function, const StepWriter &writer,
+                        raw_ostream &os) {
   os << "static const remat_rt::ArgumentInfo kArguments[] = {\n";
   for (BlockArgument argument : function.getArguments()) {
     auto role = function.getArgAttrOfType<StringAttr>(argument.getArgNumber(),
@@ -236,11 +281,13 @@ static void writeTables(func::FuncOp function, raw_ostream &os) {
   Operation *terminator = function.getBody().front().getTerminator();
   for (auto [index, value] : llvm::enumerate(terminator->getOperands())) {
     auto name = function.getResultAttrOfType<StringAttr>(index, attr::kName);
+    BlockArgument updated = writer.getStorage().getUpdatedArgument(value);
     os << "  {"
        << quote(name ? name.getValue().str() : "result" + std::to_string(index))
-       << ", " << elementTypeOf(value) << ", " << shapeOf(value) << "},\n";
+       << ", " << elementTypeOf(value) << ", " << shapeOf(value) << ", "
+       << (updated ? int64_t(updated.getArgNumber()) : -1) << "},\n";
   }
-  os << "  {nullptr, remat_rt::ElementType::F32, 0, {}}};\n\n";
+  os << "  {nullptr, remat_rt::ElementType::F32, 0, {}, -1}};\n\n";
   auto weights = function->getAttrOfType<StringAttr>(attr::kWeights);
   int64_t arena =
       function->getAttrOfType<IntegerAttr>(attr::kArenaBytes).getInt();
@@ -248,6 +295,7 @@ static void writeTables(func::FuncOp function, raw_ostream &os) {
      << "  remat_rt::StepInfo step{" << quote(function.getSymName())
      << ", kArguments, " << function.getNumArguments() << ", kResults, "
      << terminator->getNumOperands() << ", " << arena << ", "
+     << writer.getScratchBytes() << ", "
      << (weights ? quote(weights.getValue()) : "nullptr") << ", remat_step};\n"
      << "  return remat_rt::runHarness(argc, argv, step);\n}\n";
 }
@@ -282,7 +330,7 @@ LogicalResult mlir::remat::emitCuda(ModuleOp module, raw_ostream &os) {
      << "static void remat_step(remat_rt::Context &ctx, void *const "
         "*arguments, char *arena, void **results) {\n"
      << writer.body().str() << "}\n\n";
-  writeTables(function, os);
+  writeTables(function, writer, os);
   return success();
 }
 

@@ -172,27 +172,30 @@ static bool isReadOutside(Value value,
   return false;
 }
 
-/// The arena bytes [first, second) of `value`; none for an argument.
-static std::optional<std::pair<int64_t, int64_t>> getArenaRange(Value value) {
-  auto result = dyn_cast<OpResult>(value);
-  if (!result)
-    return std::nullopt;
-  auto offsets =
-      result.getOwner()->getAttrOfType<DenseI64ArrayAttr>(attr::kOffsets);
-  if (!offsets || int64_t(offsets.size()) <= result.getResultNumber())
-    return std::nullopt;
-  int64_t begin = offsets[result.getResultNumber()];
-  int64_t bytes = getElementCount(value) *
-                  (StepWriter::getElementCType(value) == "float" ? 4 : 8);
-  return std::make_pair(begin, begin + bytes);
+namespace {
+/// The bytes [begin, end) of a value in one buffer: the arena (-1) or an
+/// argument's.
+struct ByteRange {
+  int64_t buffer, begin, end;
+  bool operator==(const ByteRange &other) const {
+    return buffer == other.buffer && begin == other.begin && end == other.end;
+  }
+};
+} // namespace
+
+static ByteRange getByteRange(Value value, const StepWriter &writer) {
+  BufferPlace location = writer.getPlace(value);
+  return {location.argument, location.offset,
+          location.offset + StepWriter::getByteSize(value)};
 }
 
-bool mlir::remat::cuda::hasFusionHazard(ArrayRef<Operation *> group) {
+bool mlir::remat::cuda::hasFusionHazard(ArrayRef<Operation *> group,
+                                        const StepWriter &writer) {
   llvm::SmallPtrSet<Operation *, 8> members(group.begin(), group.end());
-  ArrayRef<int64_t> outShape = getShape(group.front()->getResult(0));
+  int64_t outCount = getElementCount(group.front()->getResult(0));
   struct Access {
     Value value;
-    std::pair<int64_t, int64_t> range;
+    ByteRange range;
     bool atIndex; // element i of a float value is touched by thread i only
   };
   SmallVector<Access> reads, writes;
@@ -201,22 +204,23 @@ bool mlir::remat::cuda::hasFusionHazard(ArrayRef<Operation *> group) {
       if (Operation *def = operand.getDefiningOp();
           def && members.contains(def))
         continue; // a register
-      if (auto range = getArenaRange(operand))
-        reads.push_back({operand, *range,
-                         getShape(operand) == outShape &&
-                             StepWriter::getElementCType(operand) == "float"});
+      // Broadcasting to as many elements as the operand has is the identity.
+      reads.push_back({operand, getByteRange(operand, writer),
+                       getElementCount(operand) == outCount &&
+                           StepWriter::getElementCType(operand) == "float"});
     }
     Value result = op->getResult(0);
     if (isReadOutside(result, members) || result.use_empty())
-      if (auto range = getArenaRange(result))
-        writes.push_back({result, *range, true});
+      writes.push_back({result, getByteRange(result, writer), true});
   }
-  // The plan never overlaps values live at the same op, so an overlap is a
-  // slot reused within the group: safe only where both sides are element i
-  // of the same bytes (each thread reads its element before it writes it).
+  // The plan never overlaps arena values live at the same op, so an overlap
+  // is a slot reused within the group, or an argument's buffer that the
+  // group reads and writes the new value of: safe only where both sides are
+  // element i of the same bytes (each thread reads its element before it
+  // writes it).
   auto conflicts = [](const Access &a, const Access &b) {
-    bool overlap =
-        a.range.first < b.range.second && b.range.first < a.range.second;
+    bool overlap = a.range.buffer == b.range.buffer &&
+                   a.range.begin < b.range.end && b.range.begin < a.range.end;
     bool sameElements = a.atIndex && b.atIndex && a.range == b.range;
     return a.value != b.value && overlap && !sameElements;
   };
@@ -292,13 +296,14 @@ void mlir::remat::cuda::emitElementwiseGroup(ArrayRef<Operation *> group,
   for (Operation *op : group)
     k << op->getName().getStringRef() << " " << StepWriter::getOpLabel(op)
       << (op == group.back() ? "\n" : ", ");
-  // A result may take the exact slot of an operand that dies in the group
-  // (hasFusionHazard allows it: each thread reads its element first); the
-  // pointers then alias and may not be __restrict__.
+  // A result may take the exact slot of an operand that dies in the group,
+  // or be the new value of an argument the group reads (hasFusionHazard
+  // allows both: each thread reads its element first); the pointers then
+  // alias and may not be __restrict__.
   bool aliased = false;
   for (auto &[input, inputName] : inputs)
     for (auto &[output, outputName] : outputs)
-      aliased |= writer.getPointer(input) == writer.getPointer(output);
+      aliased |= writer.getPlace(input) == writer.getPlace(output);
   const char *restrict = aliased ? " *" : " *__restrict__ ";
   k << "__global__ void " << kernel << "(";
   bool first = true;

@@ -3,8 +3,17 @@
 // Every nn op that is not element-wise becomes one call of the runtime in
 // Runtime/*.cuh (which calls cuDNN for convolutions, cuBLAS for linear and
 // matmul, and its own kernels for the rest), with the op's static shapes and
-// attributes as arguments. Copies (reshape, flatten, concatenation) are
-// cudaMemcpy*Async: values never alias, each has its own planned slot.
+// attributes as arguments. Views (reshape, flatten) are their source's bytes:
+// nothing is emitted (only a plan made before views shared bytes, which gives
+// a view its own slot, gets a copy); concatenation is cudaMemcpy2DAsync.
+//
+// An op that writes the new value of an argument (`remat.updates`) writes it
+// into that argument's buffer, over the old value it may itself read. The
+// runtime's optimizer kernels and the running statistics of batch norm are
+// alias-safe (each element is read before it is written, by the thread that
+// writes it: isAliasSafe lists these operand-result pairs); any other op
+// whose result lands in the buffer of an argument it reads computes into a
+// scratch area after the planned arena and is then copied over.
 //
 //===----------------------------------------------------------------------===//
 
@@ -12,6 +21,7 @@
 
 #include "remat/Dialect/NN/IR/NNOps.h"
 
+#include "llvm/ADT/MapVector.h"
 #include "llvm/ADT/STLExtras.h"
 #include "llvm/ADT/TypeSwitch.h"
 #include "llvm/Support/Format.h"
@@ -32,7 +42,11 @@ public:
 
 private:
   std::string in(Value value) { return writer.getConstPointer(value); }
-  std::string out(Value value) { return writer.getPointer(value); }
+  std::string out(Value value) {
+    if (auto it = scratch.find(value); it != scratch.end())
+      return writer.getScratchPointer(value, it->second);
+    return writer.getPointer(value);
+  }
   std::string optionalIn(Value value) {
     return value ? in(value) : std::string("nullptr");
   }
@@ -73,10 +87,30 @@ private:
   LogicalResult writeNormLinear();
   LogicalResult writeLossOptimizer();
   LogicalResult writeShapes();
+  /// Sends every result that would overwrite an operand unsafely to scratch.
+  void planScratch();
 
   Operation *op;
   StepWriter &writer;
+  /// Results computed in the scratch area, at these offsets in it.
+  llvm::MapVector<Value, int64_t> scratch;
 };
+
+/// Whether `op`'s lowering may write result `resultIndex` over the bytes of
+/// operand `operandIndex`: the runtime kernel reads each element of that
+/// operand only in the thread that writes the same element of the result,
+/// before it writes it.
+static bool isAliasSafe(Operation *op, unsigned operandIndex,
+                        unsigned resultIndex) {
+  if (isa<nn::SgdOp>(op))
+    return true; // param, grad, momentum buffer: element i by thread i
+  if (isa<nn::AdamOp>(op))
+    return operandIndex != 4; // not the step, which every block reads
+  if (isa<nn::BatchNormOp>(op))
+    // running mean (3) -> new running mean (3), running var (4) -> (4).
+    return operandIndex >= 3 && operandIndex == resultIndex;
+  return false;
+}
 
 } // namespace
 
@@ -497,13 +531,46 @@ LogicalResult CallWriter::writeShapes() {
       .Default([](Operation *) { return failure(); });
 }
 
+void CallWriter::planScratch() {
+  int64_t total = 0;
+  for (OpResult result : op->getResults()) {
+    BufferPlace location = writer.getPlace(result);
+    if (location.argument < 0)
+      continue;
+    for (OpOperand &operand : op->getOpOperands())
+      if (writer.getPlace(operand.get()).argument == location.argument &&
+          !isAliasSafe(op, operand.getOperandNumber(),
+                       result.getResultNumber())) {
+        scratch.insert({result, total});
+        total += (StepWriter::getByteSize(result) + 255) / 256 * 256;
+        break;
+      }
+  }
+  writer.reserveScratch(total);
+}
+
 LogicalResult CallWriter::write() {
+  if (isViewOp(op) && !writer.isMaterializedView(op->getResult(0))) {
+    writer.body() << "  // " << op->getName().getStringRef() << " "
+                  << StepWriter::getOpLabel(op) << ": a view of "
+                  << writer.getPointer(op->getOperand(0)) << ", no copy\n";
+    return success();
+  }
   writer.body() << "  remat_rt::currentOp = " << StepWriter::getOpLabel(op)
                 << ";\n";
-  if (succeeded(writeConvPool()) || succeeded(writeNormLinear()) ||
-      succeeded(writeLossOptimizer()) || succeeded(writeShapes()))
-    return success();
-  return op->emitOpError("has no CUDA lowering");
+  planScratch();
+  if (!(succeeded(writeConvPool()) || succeeded(writeNormLinear()) ||
+        succeeded(writeLossOptimizer()) || succeeded(writeShapes())))
+    return op->emitOpError("has no CUDA lowering");
+  // Results computed in scratch go into their arguments' buffers, after the
+  // call has read the old values.
+  for (auto [result, offset] : scratch)
+    writer.body() << "  REMAT_CHECK_CUDA(cudaMemcpyAsync("
+                  << writer.getPointer(result) << ", "
+                  << writer.getScratchPointer(result, offset) << ", "
+                  << StepWriter::getByteSize(result)
+                  << ", cudaMemcpyDeviceToDevice, ctx.stream));\n";
+  return success();
 }
 
 LogicalResult mlir::remat::cuda::emitLibraryCall(Operation *op,

@@ -2,8 +2,10 @@
 //
 // The emitted step is C++ text in two parts: generated kernels (before the
 // step function) and the statements of the step function. A StepWriter
-// knows where every value lives - an argument's device pointer or its
-// planned offset in the arena - and hands out both streams. Lowerings are in
+// knows where every value lives (ValueStorage): in an argument's buffer (the
+// argument, the new value of an updated argument, a view of either) or at
+// its owner's planned offset in the arena (a view shares its source's
+// bytes) - and hands out both streams. Lowerings are in
 // ElementwiseKernels.cpp (generated kernels, fused along chains of
 // element-wise ops) and LibraryCalls.cpp (cuDNN, cuBLAS and the runtime's
 // kernels, Runtime/*.cuh).
@@ -12,6 +14,8 @@
 
 #ifndef REMAT_LIB_TARGET_CUDA_STEPWRITER_H
 #define REMAT_LIB_TARGET_CUDA_STEPWRITER_H
+
+#include "remat/Analysis/ValueStorage.h"
 
 #include "mlir/IR/BuiltinTypes.h"
 #include "mlir/IR/Operation.h"
@@ -23,9 +27,33 @@
 
 namespace mlir::remat::cuda {
 
+/// Where a value's bytes are: `argument` >= 0 for that argument's buffer
+/// (at `offset` 0), -1 for the arena at `offset`.
+struct BufferPlace {
+  int64_t argument = -1;
+  int64_t offset = 0;
+  bool operator==(const BufferPlace &other) const {
+    return argument == other.argument && offset == other.offset;
+  }
+};
+
 class StepWriter {
 public:
   explicit StepWriter(FunctionOpInterface function);
+
+  const ValueStorage &getStorage() const { return storage; }
+  /// Where `value`'s bytes are: its owner's buffer (ValueStorage), except
+  /// for a materialized view.
+  BufferPlace getPlace(Value value) const;
+  /// Whether `value`, the result of a view op, has bytes of its own: a plan
+  /// made before views shared their source's bytes gives it an arena slot of
+  /// its own (an offset other than its source's), which the source's bytes
+  /// may not outlive; the view is then copied into that slot.
+  /// Views of arguments never are: arguments live all step, and no op reads
+  /// a view of an argument after its update (the remat dialect's verifier).
+  bool isMaterializedView(Value value) const;
+  /// The bytes of `value` (elements times element size).
+  static int64_t getByteSize(Value value);
 
   /// The C type of `value`'s elements (`float`, `int64_t`), or "" when the
   /// CUDA lowering has none.
@@ -34,6 +62,17 @@ public:
   /// `((const int64_t *)args[1])`.
   std::string getPointer(Value value) const;
   std::string getConstPointer(Value value) const;
+  /// A typed pointer `bytes` long in the scratch area after the arena (for
+  /// an update whose library call is not alias-safe); the area is as large
+  /// as the largest `totalBytes` any op asked for.
+  std::string getScratchPointer(Value value, int64_t offset) const;
+  void reserveScratch(int64_t totalBytes) {
+    scratchBytes = std::max(scratchBytes, totalBytes);
+  }
+  int64_t getScratchBytes() const { return scratchBytes; }
+  /// Where the scratch area starts in the arena block: after the planned
+  /// arena, 256-byte aligned.
+  int64_t getScratchOffset() const;
   /// `pointer, bytes` of `op`'s planned workspace (`nullptr, 0` for none).
   std::string getWorkspace(Operation *op) const;
   /// A C++ string literal naming the op in messages (its `remat.name`).
@@ -48,8 +87,11 @@ public:
 
 private:
   std::string getPointer(Value value, bool isConst) const;
+  /// The planned offset of an op result (its remat.offsets entry).
+  static int64_t getPlannedOffset(Value result);
 
-  llvm::DenseMap<Value, int64_t> argumentIndex;
+  ValueStorage storage;
+  int64_t arenaBytes = 0, scratchBytes = 0;
   int uniqueCount = 0;
   std::string kernelText, bodyText;
   llvm::raw_string_ostream kernelStream{kernelText};
@@ -66,10 +108,11 @@ bool isElementwise(Operation *op);
 /// Whether one kernel for `group` (as emitElementwiseGroup writes it) would
 /// write bytes that another of its threads still reads or writes: the memory
 /// plan lets a result reuse the slot of a value that died at an earlier op,
-/// which is safe op by op but not within one kernel, whose threads run the
+/// and an updated argument's new value takes its old value's bytes, which is
+/// safe op by op but not within one kernel, whose threads run the
 /// whole group element by element (and read broadcast operands at other
 /// elements).
-bool hasFusionHazard(ArrayRef<Operation *> group);
+bool hasFusionHazard(ArrayRef<Operation *> group, const StepWriter &writer);
 /// Writes one kernel for `group`: element-wise ops in schedule order of one
 /// result shape, each after the first reading its predecessor's result.
 /// Values read only inside the group stay in registers.

@@ -26,9 +26,9 @@ for arg in "\$@"; do
     --output-dir=*) out=\${arg#--output-dir=} ;;
   esac
 done
-log=\$("$remat_run" "${source_file%.cu}.mlir" --seed "\$seed" --output-dir "\$out")
+log=\$("$remat_run" "${source_file%.cu}.mlir" --seed "\$seed" \${out:+--output-dir "\$out"})
 echo "\$log"
-if [[ -n "\${FAKE_PERTURB:-}" ]]; then
+if [[ -n "\${FAKE_PERTURB:-}" && -n "\$out" ]]; then
   "\${PYTHON:-python3}" "$perturb" npy "\$out/\$FAKE_PERTURB.npy" 1.01 0
 fi
 read -r args arena < <(echo "\$log" | sed -n 's/^planned: arguments \([0-9]*\) bytes + arena \([0-9]*\) bytes/\1 \2/p')

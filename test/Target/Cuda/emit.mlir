@@ -42,9 +42,9 @@
 // CHECK-NEXT:   {"w", "weight", remat_rt::ElementType::F32, 2, {16, 8}, 2},
 // CHECK-NEXT:   {"seed", "seed", remat_rt::ElementType::I64, 0, {}, 2},
 // CHECK: static const remat_rt::ResultInfo kResults[] = {
-// CHECK-NEXT:   {"y", remat_rt::ElementType::F32, 2, {4, 8}},
-// CHECK-NEXT:   {"z", remat_rt::ElementType::F32, 2, {4, 16}},
-// CHECK: remat_rt::StepInfo step{"step", kArguments, 4, kResults, 2, [[ARENA:[0-9]+]], nullptr, remat_step};
+// CHECK-NEXT:   {"y", remat_rt::ElementType::F32, 2, {4, 8}, -1},
+// CHECK-NEXT:   {"z", remat_rt::ElementType::F32, 2, {4, 16}, -1},
+// CHECK: remat_rt::StepInfo step{"step", kArguments, 4, kResults, 2, [[ARENA:[0-9]+]], 0, nullptr, remat_step};
 
 func.func @step(%x: tensor<4x8xf32> {remat.name = "x", remat.role = "input"},
                 %b: tensor<8xf32> {remat.name = "b", remat.role = "weight"},

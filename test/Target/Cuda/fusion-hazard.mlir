@@ -12,15 +12,15 @@
 // fused kernel would still read at element i / 4: two kernels.
 // CHECK-LABEL: //===--- generated kernels ---===//
 // CHECK: // nn.broadcast_to "broadcast"{{$}}
-// CHECK-NEXT: __global__ void remat_kernel0(const float *__restrict__ in0, float *__restrict__ out0) {
-// CHECK: // nn.div_scalar "mean"{{$}}
 // CHECK-NEXT: __global__ void remat_kernel1(const float *__restrict__ in0, float *__restrict__ out0) {
+// CHECK: // nn.div_scalar "mean"{{$}}
+// CHECK-NEXT: __global__ void remat_kernel2(const float *__restrict__ in0, float *__restrict__ out0) {
 // CHECK-LABEL: static void remat_step(
-// CHECK: remat_kernel0<<<{{.*}}>>>(((const float *)(arena + 0)), ((float *)(arena + 256)));
-// CHECK: remat_kernel1<<<{{.*}}>>>(((const float *)(arena + 256)), ((float *)(arena + 0)));
-func.func @broadcast(%x: tensor<2x6xf32> {remat.name = "x", remat.role = "input"})
+// CHECK: remat_kernel1<<<{{.*}}>>>(((const float *)(arena + 0)), ((float *)(arena + 256)));
+// CHECK: remat_kernel2<<<{{.*}}>>>(((const float *)(arena + 256)), ((float *)(arena + 0)));
+func.func @broadcast(%x: tensor<2x6x1xf32> {remat.name = "x", remat.role = "input"})
     -> (tensor<2x6x4xf32> {remat.name = "y"}) attributes {remat.arena_bytes = 512 : i64} {
-  %k = nn.reshape %x {remat.name = "keepdim", remat.offsets = array<i64: 0>} : tensor<2x6xf32> -> tensor<2x6x1xf32>
+  %k = nn.relu %x {remat.name = "keepdim", remat.offsets = array<i64: 0>} : tensor<2x6x1xf32>
   %b = nn.broadcast_to %k {remat.name = "broadcast", remat.offsets = array<i64: 256>} : tensor<2x6x1xf32> -> tensor<2x6x4xf32>
   %d = nn.div_scalar %b, 4.0 {remat.name = "mean", remat.offsets = array<i64: 0>} : tensor<2x6x4xf32>
   return %d : tensor<2x6x4xf32>
@@ -28,16 +28,17 @@ func.func @broadcast(%x: tensor<2x6xf32> {remat.name = "x", remat.role = "input"
 
 // -----
 
-// "shift" takes exactly the bytes of "flat", which the kernel reads at
-// element i only: one kernel, whose aliasing pointers are not __restrict__.
+// "shift" takes exactly the bytes of "flat" (a transpose), which the kernel
+// reads at element i only: one kernel, whose aliasing pointers are not
+// __restrict__.
 // CHECK-LABEL: //===--- generated kernels ---===//
 // CHECK: // nn.relu "relu", nn.add_scalar "shift"{{$}}
-// CHECK-NEXT: __global__ void remat_kernel0(const float *in0, float *out0) {
+// CHECK-NEXT: __global__ void [[KERNEL:remat_kernel[0-9]+]](const float *in0, float *out0) {
 // CHECK-LABEL: static void remat_step(
-// CHECK: remat_kernel0<<<{{.*}}>>>(((const float *)(arena + 0)), ((float *)(arena + 0)));
-func.func @aligned(%x: tensor<2x6x4xf32> {remat.name = "x", remat.role = "input"})
+// CHECK: [[KERNEL]]<<<{{.*}}>>>(((const float *)(arena + 0)), ((float *)(arena + 0)));
+func.func @aligned(%x: tensor<6x8xf32> {remat.name = "x", remat.role = "input"})
     -> (tensor<8x6xf32> {remat.name = "y"}) attributes {remat.arena_bytes = 512 : i64} {
-  %f = nn.reshape %x {remat.name = "flat", remat.offsets = array<i64: 0>} : tensor<2x6x4xf32> -> tensor<8x6xf32>
+  %f = nn.transpose %x {dim0 = 0, dim1 = 1, remat.name = "flat", remat.offsets = array<i64: 0>} : tensor<6x8xf32> -> tensor<8x6xf32>
   %r = nn.relu %f {remat.name = "relu", remat.offsets = array<i64: 256>} : tensor<8x6xf32>
   %s = nn.add_scalar %r, 1.0 {remat.name = "shift", remat.offsets = array<i64: 0>} : tensor<8x6xf32>
   return %s : tensor<8x6xf32>

@@ -3,12 +3,16 @@
 // Part of every source `remat-translate --emit-cuda` writes, after the ops.
 // Fills the step's arguments exactly as remat-run does (the counter-based
 // generator of include/remat/Execution/Random.h, by role; `--inputs` DIR of
-// <argument>.npy files; the weights directory for weights and buffers),
-// allocates one device block for the arguments and one arena of the planned
-// size, runs warm-up and timed steps, writes the results as .npy and prints
-// a JSON line with the time per step and device memory measured with
-// cudaMemGetInfo: taken by the library handles, by the allocations, and
-// while running.
+// <argument>.npy files, one batch per step where an input's or label's file
+// has a leading dimension of steps; the weights directory for weights and
+// buffers), allocates one device block for the arguments and one arena of
+// the planned size (plus the scratch area of updates whose library call is
+// not alias-safe), runs warm-up steps, restores the initial state, runs the
+// timed steps - each carrying the updated state to the next in the argument
+// buffers - prints every step's loss, writes the results and the final state
+// as .npy and prints a JSON line with the time per step and device memory
+// measured with cudaMemGetInfo: taken by the library handles, by the
+// allocations, and while running.
 //
 //===----------------------------------------------------------------------===//
 
@@ -73,6 +77,9 @@ struct ResultInfo {
   ElementType type;
   int rank;
   int64_t shape[kMaxRank];
+  /// The argument this result is the new value of (remat.updates; its
+  /// pointer is that argument's buffer), or -1.
+  int updates;
 };
 
 using StepFunction = void (*)(Context &, void *const *arguments, char *arena,
@@ -85,6 +92,10 @@ struct StepInfo {
   const ResultInfo *results;
   int numResults;
   int64_t arenaBytes;
+  /// The scratch area after the arena (from arena + arenaBytes rounded up to
+  /// 256): where updates whose library call is not alias-safe are computed
+  /// before they are copied into their argument's buffer. 0 for most steps.
+  int64_t scratchBytes;
   /// The function's remat.weights, or null.
   const char *weightsDir;
   StepFunction step;
@@ -121,16 +132,16 @@ inline std::string shapeText(int rank, const int64_t *shape) {
   return text + ")";
 }
 
-/// Whether the header's 'shape' tuple holds exactly `shape`, however it is
-/// spaced: numpy writes "(2, 3)", remat "(2, 3,)", the harness "(2,3)".
-inline bool npyShapeIs(const std::string &header, int rank,
-                       const int64_t *shape) {
+/// The sizes of the header's 'shape' tuple, however it is spaced: numpy
+/// writes "(2, 3)", remat "(2, 3,)", the harness "(2,3)". False when it has
+/// none.
+inline bool npyShape(const std::string &header, std::vector<int64_t> &sizes) {
   size_t at = header.find("'shape':");
   size_t open = at == std::string::npos ? at : header.find('(', at);
   size_t close = open == std::string::npos ? open : header.find(')', open);
   if (close == std::string::npos)
     return false;
-  std::vector<int64_t> sizes;
+  sizes.clear();
   bool inNumber = false;
   for (size_t i = open + 1; i < close; ++i) {
     char c = header[i];
@@ -145,34 +156,56 @@ inline bool npyShapeIs(const std::string &header, int rank,
       return false;
     }
   }
-  return sizes == std::vector<int64_t>(shape, shape + rank);
+  return true;
 }
+
+/// An open .npy file positioned at its data, with its header's shape; a
+/// file that is not a version 1.0 .npy of this type in C order has ok false.
+struct NpyReader {
+  FILE *file = nullptr;
+  bool ok = false;
+  std::vector<int64_t> shape;
+
+  NpyReader(const std::string &path, ElementType type) {
+    file = std::fopen(path.c_str(), "rb");
+    if (!file)
+      return;
+    char magic[8];
+    uint16_t headerLength = 0;
+    ok = std::fread(magic, 1, 8, file) == 8 &&
+         std::memcmp(magic, "\x93NUMPY\x01", 7) == 0 &&
+         std::fread(&headerLength, 2, 1, file) == 1;
+    std::string header(ok ? headerLength : 0, '\0');
+    ok = ok && std::fread(&header[0], 1, headerLength, file) == headerLength;
+    std::string descr = "'descr': '" + npyDescr(type) + "'";
+    ok = ok && header.find(descr) != std::string::npos &&
+         header.find("'fortran_order': False") != std::string::npos &&
+         npyShape(header, shape);
+  }
+  ~NpyReader() {
+    if (file)
+      std::fclose(file);
+  }
+  bool is(int rank, const int64_t *sizes) const {
+    return ok && shape == std::vector<int64_t>(sizes, sizes + rank);
+  }
+  /// Reads the next bytes.size() bytes of data.
+  void read(const std::string &path, std::vector<char> &bytes) {
+    if (std::fread(bytes.data(), 1, bytes.size(), file) != bytes.size())
+      fail("'" + path + "' is shorter than its header says");
+  }
+};
 
 /// Reads `path` into `bytes` if it holds exactly this type and shape.
 inline bool readNpy(const std::string &path, ElementType type, int rank,
                     const int64_t *shape, std::vector<char> &bytes) {
-  FILE *file = std::fopen(path.c_str(), "rb");
-  if (!file)
+  NpyReader reader(path, type);
+  if (!reader.file)
     return false;
-  char magic[8];
-  uint16_t headerLength = 0;
-  bool ok = std::fread(magic, 1, 8, file) == 8 &&
-            std::memcmp(magic, "\x93NUMPY\x01", 7) == 0 &&
-            std::fread(&headerLength, 2, 1, file) == 1;
-  std::string header(ok ? headerLength : 0, '\0');
-  ok = ok && std::fread(&header[0], 1, headerLength, file) == headerLength;
-  std::string descr = "'descr': '" + npyDescr(type) + "'";
-  if (!ok || header.find(descr) == std::string::npos ||
-      header.find("'fortran_order': False") == std::string::npos ||
-      !npyShapeIs(header, rank, shape)) {
-    std::fclose(file);
-    fail("'" + path + "' does not hold a " + npyDescr(type) + " array of shape " +
-         shapeText(rank, shape) + " (version 1.0 .npy)");
-  }
-  ok = std::fread(bytes.data(), 1, bytes.size(), file) == bytes.size();
-  std::fclose(file);
-  if (!ok)
-    fail("'" + path + "' is shorter than its header says");
+  if (!reader.is(rank, shape))
+    fail("'" + path + "' does not hold a " + npyDescr(type) +
+         " array of shape " + shapeText(rank, shape) + " (version 1.0 .npy)");
+  reader.read(path, bytes);
   return true;
 }
 
@@ -274,22 +307,71 @@ inline void generateArgument(const ArgumentInfo &info, uint64_t seed,
     out[i] = float(values[i]);
 }
 
-inline void loadArgument(const ArgumentInfo &info, const StepInfo &step,
+/// The roles of the step's state: their arguments are updated in place and
+/// written to --output-dir as `<argument name>.npy` after the last step.
+inline bool isStateRole(const std::string &role) {
+  return role == "weight" || role == "buffer" || role == "opt_state" ||
+         role == "step";
+}
+
+/// Fills `bytes` with the argument's value. An input's or label's file in
+/// `inputsDir` may instead hold a batch per step, [S, <argument shape>] with
+/// S >= `steps`: then `batches` receives the first `steps` of them, `bytes`
+/// the first, and the result is true.
+inline bool loadArgument(const ArgumentInfo &info, const StepInfo &step,
                          const std::string &inputsDir, uint64_t seed,
-                         int64_t classes, std::vector<char> &bytes) {
+                         int64_t classes, int steps, std::vector<char> &bytes,
+                         std::vector<char> &batches) {
   std::string role = info.role;
   std::string name = std::string(info.name) + ".npy";
-  if (!inputsDir.empty() &&
-      readNpy(inputsDir + "/" + name, info.type, info.rank, info.shape, bytes))
-    return;
+  if (!inputsDir.empty()) {
+    std::string path = inputsDir + "/" + name;
+    NpyReader reader(path, info.type);
+    if (reader.file) {
+      if (reader.is(info.rank, info.shape)) {
+        reader.read(path, bytes);
+        return false;
+      }
+      bool batchRole = role == "input" || role == "label";
+      bool perStep = batchRole && reader.ok &&
+                     int(reader.shape.size()) == info.rank + 1 &&
+                     std::vector<int64_t>(reader.shape.begin() + 1,
+                                          reader.shape.end()) ==
+                         std::vector<int64_t>(info.shape,
+                                              info.shape + info.rank);
+      if (!perStep) {
+        std::string message = "'" + path + "' does not hold a " +
+                              npyDescr(info.type) + " array of shape " +
+                              shapeText(info.rank, info.shape);
+        if (batchRole) {
+          // (S, 4, 8): a batch per step, S >= steps.
+          std::string batched = "(S";
+          for (int d = 0; d < info.rank; ++d)
+            batched += "," + std::to_string(info.shape[d]);
+          message += " or, a batch per step, " + batched +
+                     ") with S >= " + std::to_string(steps);
+        }
+        fail(message + " (version 1.0 .npy)");
+      }
+      if (reader.shape[0] < steps)
+        fail("'" + path + "' holds " + std::to_string(reader.shape[0]) +
+             " batches of argument '" + info.name + "'; --steps=" +
+             std::to_string(steps) + " needs " + std::to_string(steps));
+      batches.resize(bytes.size() * size_t(steps));
+      reader.read(path, batches);
+      std::memcpy(bytes.data(), batches.data(), bytes.size());
+      return true;
+    }
+  }
   if (step.weightsDir && (role == "weight" || role == "buffer")) {
     std::string path = std::string(step.weightsDir) + "/" + name;
     if (!readNpy(path, info.type, info.rank, info.shape, bytes))
       fail("argument '" + std::string(info.name) + "': cannot read '" + path +
            "'");
-    return;
+    return false;
   }
   generateArgument(info, seed, classes, bytes);
+  return false;
 }
 
 //===----------------------------------------------------------------------===//
@@ -363,7 +445,8 @@ inline int runHarness(int argc, char **argv, const StepInfo &step) {
   REMAT_CHECK_CUDNN(cudnnSetStream(ctx.cudnn, ctx.stream));
   size_t freeAfterLibraries = freeDeviceBytes();
 
-  // One block for the arguments (256-byte aligned each) and the arena.
+  // One block for the arguments (256-byte aligned each) and the arena, with
+  // the scratch area after it where the step has one.
   std::vector<int64_t> argumentOffsets;
   int64_t argumentBytes = 0, argumentBlock = 0;
   for (int a = 0; a < step.numArguments; ++a) {
@@ -373,66 +456,174 @@ inline int runHarness(int argc, char **argv, const StepInfo &step) {
     argumentBytes += bytes;
     argumentBlock += alignUp(bytes);
   }
+  int64_t arenaBlock = step.scratchBytes > 0
+                           ? alignUp(step.arenaBytes) + step.scratchBytes
+                           : step.arenaBytes;
   char *arguments = nullptr, *arena = nullptr;
   if (argumentBlock > 0)
     REMAT_CHECK_CUDA(cudaMalloc(&arguments, argumentBlock));
-  if (step.arenaBytes > 0)
-    REMAT_CHECK_CUDA(cudaMalloc(&arena, step.arenaBytes));
+  if (arenaBlock > 0)
+    REMAT_CHECK_CUDA(cudaMalloc(&arena, arenaBlock));
   size_t freeAfterAllocation = freeDeviceBytes();
 
+  // The initial values stay on the host: the timed steps start from them
+  // again after the warm-up steps trained.
+  std::vector<std::vector<char>> initial(step.numArguments);
+  struct PerStep {
+    int argument;
+    int64_t offset, rowBytes;
+  };
+  std::vector<PerStep> perStep;
+  std::vector<std::vector<char>> batches(step.numArguments);
+  int64_t batchBytes = 0;
   std::vector<void *> argumentPointers;
   for (int a = 0; a < step.numArguments; ++a) {
     const ArgumentInfo &info = step.arguments[a];
-    std::vector<char> bytes(countOf(info.rank, info.shape) *
-                            elementBytes(info.type));
-    loadArgument(info, step, options.inputsDir, options.seed, options.classes,
-                 bytes);
-    void *device = arguments + argumentOffsets[a];
-    if (!bytes.empty())
-      REMAT_CHECK_CUDA(cudaMemcpy(device, bytes.data(), bytes.size(),
-                                  cudaMemcpyHostToDevice));
-    argumentPointers.push_back(device);
+    initial[a].resize(countOf(info.rank, info.shape) *
+                      elementBytes(info.type));
+    if (loadArgument(info, step, options.inputsDir, options.seed,
+                     options.classes, options.steps, initial[a], batches[a])) {
+      perStep.push_back({a, batchBytes, int64_t(initial[a].size())});
+      batchBytes += alignUp(int64_t(batches[a].size()));
+    }
+    argumentPointers.push_back(arguments + argumentOffsets[a]);
   }
+  auto upload = [&](int a) {
+    if (!initial[a].empty())
+      REMAT_CHECK_CUDA(cudaMemcpy(argumentPointers[a], initial[a].data(),
+                                  initial[a].size(), cudaMemcpyHostToDevice));
+  };
+  for (int a = 0; a < step.numArguments; ++a)
+    upload(a);
+  // Inputs with a batch per step: every batch on the device before the
+  // first step (outside the plan: the harness's, reported as batch_bytes);
+  // step i reads its batch in place.
+  char *batchBlock = nullptr;
+  if (batchBytes > 0) {
+    REMAT_CHECK_CUDA(cudaMalloc(&batchBlock, batchBytes));
+    for (const PerStep &input : perStep) {
+      REMAT_CHECK_CUDA(cudaMemcpy(batchBlock + input.offset,
+                                  batches[input.argument].data(),
+                                  batches[input.argument].size(),
+                                  cudaMemcpyHostToDevice));
+      std::vector<char>().swap(batches[input.argument]);
+    }
+  }
+  size_t freeBeforeRun = freeDeviceBytes();
+
+  // The losses: every one-element f32 result that is not state, copied to
+  // pinned host memory after each timed step (no synchronization).
+  std::vector<int> lossResults;
+  for (int r = 0; r < step.numResults; ++r) {
+    const ResultInfo &info = step.results[r];
+    if (info.type == ElementType::F32 && info.updates < 0 &&
+        countOf(info.rank, info.shape) == 1)
+      lossResults.push_back(r);
+  }
+  float *losses = nullptr;
+  size_t lossCount = lossResults.size() * size_t(options.steps);
+  if (lossCount > 0)
+    REMAT_CHECK_CUDA(cudaMallocHost(&losses, lossCount * sizeof(float)));
 
   std::vector<void *> results(step.numResults, nullptr);
-  for (int i = 0; i < options.warmup; ++i)
+  // Step `index` (of the timed steps; warm-up step w is index w mod steps):
+  // its batch of every per-step input, the state as the previous step left
+  // it in the argument buffers.
+  auto runStep = [&](int index) {
+    for (const PerStep &input : perStep)
+      argumentPointers[input.argument] =
+          batchBlock + input.offset + int64_t(index) * input.rowBytes;
     step.step(ctx, argumentPointers.data(), arena, results.data());
+  };
+  for (int i = 0; i < options.warmup; ++i)
+    runStep(i % options.steps);
+  // The warm-up trained the state: back to the initial values, so that the
+  // timed steps compute what remat-run's --steps computes.
+  currentOp = "restoring the state after the warm-up";
+  if (options.warmup > 0) {
+    REMAT_CHECK_CUDA(cudaStreamSynchronize(ctx.stream));
+    for (int r = 0; r < step.numResults; ++r)
+      if (step.results[r].updates >= 0)
+        upload(step.results[r].updates);
+  }
   cudaEvent_t start, stop;
   currentOp = "timing";
   REMAT_CHECK_CUDA(cudaEventCreate(&start));
   REMAT_CHECK_CUDA(cudaEventCreate(&stop));
   REMAT_CHECK_CUDA(cudaEventRecord(start, ctx.stream));
-  for (int i = 0; i < options.steps; ++i)
-    step.step(ctx, argumentPointers.data(), arena, results.data());
+  for (int i = 0; i < options.steps; ++i) {
+    runStep(i);
+    currentOp = "copying the loss";
+    for (size_t k = 0; k < lossResults.size(); ++k)
+      REMAT_CHECK_CUDA(cudaMemcpyAsync(losses + size_t(i) * lossResults.size() + k,
+                                       results[lossResults[k]], sizeof(float),
+                                       cudaMemcpyDeviceToHost, ctx.stream));
+  }
   REMAT_CHECK_CUDA(cudaEventRecord(stop, ctx.stream));
   REMAT_CHECK_CUDA(cudaEventSynchronize(stop));
   float milliseconds = 0;
   REMAT_CHECK_CUDA(cudaEventElapsedTime(&milliseconds, start, stop));
   size_t freeAfterRun = freeDeviceBytes();
+  for (int i = 0; i < options.steps; ++i)
+    for (size_t k = 0; k < lossResults.size(); ++k)
+      std::printf("step %d: %s = %.9g\n", i + 1,
+                  step.results[lossResults[k]].name,
+                  double(losses[size_t(i) * lossResults.size() + k]));
 
   currentOp = "results";
   if (!options.outputDir.empty()) {
+    // The results of the last step, then the final state: every argument of
+    // a state role as `<argument name>.npy` (the weights directory's layout)
+    // from its buffer. An updated result and its argument are the same
+    // bytes: where they share a name, one file.
+    struct Output {
+      std::string name;
+      ElementType type;
+      int rank;
+      const int64_t *shape;
+      const void *device;
+    };
+    std::vector<Output> outputs;
+    for (int r = 0; r < step.numResults; ++r) {
+      const ResultInfo &info = step.results[r];
+      outputs.push_back(
+          {info.name, info.type, info.rank, info.shape, results[r]});
+    }
+    for (int a = 0; a < step.numArguments; ++a) {
+      const ArgumentInfo &info = step.arguments[a];
+      if (!isStateRole(info.role))
+        continue;
+      bool same = false;
+      for (int r = 0; r < step.numResults; ++r) {
+        if (std::string(step.results[r].name) != info.name)
+          continue;
+        if (step.results[r].updates != a)
+          fail("result '" + std::string(info.name) + "' and the final state "
+               "of argument '" + info.name + "' would both be written to '" +
+               info.name + ".npy'");
+        same = true;
+      }
+      if (!same)
+        outputs.push_back({info.name, info.type, info.rank, info.shape,
+                           argumentPointers[a]});
+    }
     // As remat-run: the directory is made if missing (one level).
     if (mkdir(options.outputDir.c_str(), 0777) != 0 && errno != EEXIST)
       fail("cannot create '" + options.outputDir + "'");
-    // Every result is copied back before the first file is written: a
-    // CUDA error cannot leave temporaries behind.
-    std::vector<std::vector<char>> hostResults(step.numResults);
-    for (int r = 0; r < step.numResults; ++r) {
-      const ResultInfo &info = step.results[r];
-      hostResults[r].resize(countOf(info.rank, info.shape) *
-                            elementBytes(info.type));
-      if (!hostResults[r].empty())
-        REMAT_CHECK_CUDA(cudaMemcpy(hostResults[r].data(), results[r],
-                                    hostResults[r].size(),
-                                    cudaMemcpyDeviceToHost));
+    // Everything is copied back before the first file is written: a CUDA
+    // error cannot leave temporaries behind.
+    std::vector<std::vector<char>> host(outputs.size());
+    for (size_t o = 0; o < outputs.size(); ++o) {
+      host[o].resize(countOf(outputs[o].rank, outputs[o].shape) *
+                     elementBytes(outputs[o].type));
+      if (!host[o].empty())
+        REMAT_CHECK_CUDA(cudaMemcpy(host[o].data(), outputs[o].device,
+                                    host[o].size(), cudaMemcpyDeviceToHost));
     }
     ResultFiles files;
-    for (int r = 0; r < step.numResults; ++r) {
-      const ResultInfo &info = step.results[r];
-      files.write(options.outputDir + "/" + info.name + ".npy", info.type,
-                  info.rank, info.shape, hostResults[r]);
-    }
+    for (size_t o = 0; o < outputs.size(); ++o)
+      files.write(options.outputDir + "/" + outputs[o].name + ".npy",
+                  outputs[o].type, outputs[o].rank, outputs[o].shape, host[o]);
     files.commit();
   }
   auto taken = [](size_t before, size_t after) {
@@ -440,16 +631,21 @@ inline int runHarness(int argc, char **argv, const StepInfo &step) {
   };
   std::printf("{\"function\": \"%s\", \"arena_bytes\": %lld, "
               "\"argument_bytes\": %lld, \"planned_bytes\": %lld, "
-              "\"library_bytes\": %lld, \"allocated_bytes\": %lld, "
+              "\"scratch_bytes\": %lld, \"library_bytes\": %lld, "
+              "\"allocated_bytes\": %lld, \"batch_bytes\": %lld, "
               "\"run_growth_bytes\": %lld, \"ms_per_step\": %.4f, "
-              "\"steps\": %d}\n",
+              "\"steps\": %d, \"warmup\": %d}\n",
               step.function, (long long)step.arenaBytes,
               (long long)argumentBytes,
               (long long)(step.arenaBytes + argumentBytes),
+              (long long)step.scratchBytes,
               taken(freeAtStart, freeAfterLibraries),
               taken(freeAfterLibraries, freeAfterAllocation),
-              taken(freeAfterAllocation, freeAfterRun),
-              milliseconds / options.steps, options.steps);
+              (long long)batchBytes, taken(freeBeforeRun, freeAfterRun),
+              milliseconds / options.steps, options.steps, options.warmup);
+  if (losses)
+    cudaFreeHost(losses);
+  cudaFree(batchBlock);
   cudnnDestroy(ctx.cudnn);
   cublasDestroy(ctx.cublas);
   cudaFree(arena);

@@ -290,6 +290,23 @@ inline cudaError_t cudaFree(void *pointer) {
   return cudaErrorInvalidDevicePointer;
 }
 
+/// Pinned host memory: plain host memory here (the harness copies each
+/// step's loss into it).
+inline cudaError_t cudaMallocHost(void **pointer, size_t bytes) {
+  if (!pointer)
+    return cudaErrorInvalidValue;
+  *pointer = std::malloc(bytes ? bytes : 1);
+  return *pointer ? cudaSuccess : cudaErrorMemoryAllocation;
+}
+template <typename T>
+inline cudaError_t cudaMallocHost(T **pointer, size_t bytes) {
+  return cudaMallocHost(reinterpret_cast<void **>(pointer), bytes);
+}
+inline cudaError_t cudaFreeHost(void *pointer) {
+  std::free(pointer);
+  return cudaSuccess;
+}
+
 inline cudaError_t cudaMemGetInfo(size_t *freeBytes, size_t *totalBytes) {
   if (!freeBytes || !totalBytes)
     return cudaErrorInvalidValue;
