@@ -62,8 +62,10 @@ class StepWriter:
         self.args.append((ssa, name, role, tensor_type(shape, dtype)))
         return Value(ssa, shape, dtype)
 
-    def result(self, value, name):
-        self.results.append((value, name))
+    def result(self, value, name, updates=None):
+        """Returns `value` as result `name`; `updates`: the name of the
+        argument whose new value it is (remat.updates)."""
+        self.results.append((value, name, updates))
 
     # -- ops -----------------------------------------------------------------
     def _fresh(self, hint):
@@ -147,11 +149,17 @@ class StepWriter:
         args = ",\n    ".join(
             f'{ssa}: {ty} {{remat.name = "{name}", remat.role = "{role}"}}'
             for ssa, name, role, ty in self.args)
-        results = ",\n        ".join(f'{v.type} {{remat.name = "{n}"}}' for v, n in self.results)
+        def result_attrs(name, updates):
+            attrs = f'remat.name = "{name}"'
+            if updates:
+                attrs += f', remat.updates = "{updates}"'
+            return "{" + attrs + "}"
+        results = ",\n        ".join(f"{v.type} {result_attrs(n, u)}"
+                                      for v, n, u in self.results)
         out.append(f"func.func @{self.name}(\n    {args})\n    -> ({results}) {{")
         out.extend(self.lines)
-        ret_vals = ", ".join(v.ssa for v, _ in self.results)
-        ret_types = ", ".join(v.type for v, _ in self.results)
+        ret_vals = ", ".join(v.ssa for v, _, _ in self.results)
+        ret_types = ", ".join(v.type for v, _, _ in self.results)
         out.append(f"  return {ret_vals} : {ret_types}")
         out.append("}")
         return "\n".join(out) + "\n"
@@ -270,14 +278,17 @@ def activation_heavy_cnn():
         shape = (batch, cout, size, size)
         conv = w.op("conv2d", [h, params[f"block{i}.conv.weight"]], [shape],
                     f"block{i}.conv", f, conv_attrs(stride, 1))
-        bn = w.op("batch_norm", [conv, params[f"block{i}.bn.weight"], params[f"block{i}.bn.bias"],
-                                 buffers[f"block{i}.bn.running_mean"],
-                                 buffers[f"block{i}.bn.running_var"]],
-                  [shape, (cout,), (cout,), (cout,), (cout,)], f"block{i}.bn", f,
-                  fmt=lambda o, r: f"{o[0].type}, {o[1].type}")
-        y, mean, invstd, run_mean, run_var = bn
-        new_stats += [(run_mean, f"block{i}.bn.running_mean.new"),
-                      (run_var, f"block{i}.bn.running_var.new")]
+        y, mean, invstd = w.op(
+            "batch_norm", [conv, params[f"block{i}.bn.weight"], params[f"block{i}.bn.bias"]],
+            [shape, (cout,), (cout,)], f"block{i}.bn", f,
+            fmt=lambda o, r: f"{o[0].type}, {o[1].type}")
+        run_mean, run_var = w.op(
+            "batch_norm_update_stats", [conv, buffers[f"block{i}.bn.running_mean"],
+                                        buffers[f"block{i}.bn.running_var"]],
+            [(cout,), (cout,)], f"block{i}.bn.update_stats", f,
+            fmt=lambda o, r: f"{o[0].type}, {o[1].type}")
+        new_stats += [(run_mean, f"block{i}.bn.running_mean.new", f"block{i}.bn.running_mean"),
+                      (run_var, f"block{i}.bn.running_var.new", f"block{i}.bn.running_var")]
         relu = w.op("relu", [y], [shape], f"block{i}.relu", f, fmt="same")
         saved.append((h, conv, mean, invstd, relu, stride, shape))
         h = relu
@@ -312,8 +323,8 @@ def activation_heavy_cnn():
                       [block_in.shape], f"block{i}.conv.grad_input", b, conv_attrs(stride, 1))
 
     w.result(loss, "loss")
-    for value, name in new_stats:
-        w.result(value, name)
+    for value, name, updates in new_stats:
+        w.result(value, name, updates)
     for name, param in params.items():
         new, buf = w.op("sgd", [param, grads[name], momenta[name]], [param.shape, param.shape],
                         f"{name}.sgd", "update",

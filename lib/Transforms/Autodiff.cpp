@@ -17,6 +17,8 @@
 #include "remat/Interfaces/GradientOpInterface.h"
 #include "remat/Transforms/Passes.h"
 
+#include "mlir/Interfaces/ViewLikeInterface.h"
+
 #include "llvm/ADT/DenseSet.h"
 #include "llvm/ADT/StringSet.h"
 
@@ -274,6 +276,69 @@ static void uniquifyNames(func::FuncOp function) {
   }
 }
 
+//===----------------------------------------------------------------------===//
+// Update placement
+//===----------------------------------------------------------------------===//
+
+/// The last op of `block`, other than `update` and the terminator, that
+/// reads the old value of `weight`: the argument itself or a view of it,
+/// transitively. Null when there is none.
+static Operation *findLastRead(Block &block, BlockArgument weight,
+                               Operation *update) {
+  SmallVector<Value> values{weight};
+  Operation *last = nullptr;
+  while (!values.empty()) {
+    Value value = values.pop_back_val();
+    for (OpOperand &use : value.getUses()) {
+      Operation *reader = block.findAncestorOpInBlock(*use.getOwner());
+      if (!reader || reader == update ||
+          reader->hasTrait<OpTrait::IsTerminator>())
+        continue;
+      if (isa<ViewLikeOpInterface>(reader))
+        values.append(reader->result_begin(), reader->result_end());
+      if (!last || last->isBeforeInBlock(reader))
+        last = reader;
+    }
+  }
+  return last;
+}
+
+/// Moves each weight's update op (built after the whole backward) to right
+/// after the later of its gradient's defining op (the gradient's last
+/// contribution) and the last read of the weight's old value; updates with
+/// the same anchor keep the weights' order. Adam's step increment goes
+/// right before the first update. Only the order changes: the same ops
+/// compute the same values.
+static void interleaveUpdates(Block &block, ArrayRef<BlockArgument> weights,
+                              ArrayRef<Value> gradients,
+                              ArrayRef<Operation *> updateOps,
+                              Operation *stepIncrement) {
+  SmallVector<Operation *> anchors;
+  for (auto [weight, gradient, update] :
+       llvm::zip_equal(weights, gradients, updateOps)) {
+    Operation *anchor = block.findAncestorOpInBlock(*gradient.getDefiningOp());
+    if (Operation *read = findLastRead(block, weight, update))
+      if (!anchor || anchor->isBeforeInBlock(read))
+        anchor = read;
+    anchors.push_back(anchor);
+  }
+  llvm::DenseMap<Operation *, Operation *> lastPlaced;
+  for (auto [anchor, update] : llvm::zip_equal(anchors, updateOps)) {
+    if (!anchor)
+      continue; // stays after the backward
+    Operation *&after = lastPlaced[anchor];
+    update->moveAfter(after ? after : anchor);
+    after = update;
+  }
+  if (!stepIncrement)
+    return;
+  Operation *first = nullptr;
+  for (Operation *update : updateOps)
+    if (!first || update->isBeforeInBlock(first))
+      first = update;
+  stepIncrement->moveBefore(first);
+}
+
 LogicalResult mlir::remat::differentiateFunction(func::FuncOp function,
                                                  const AutodiffOptions &options) {
   if (options.loss != "none" && options.loss != "cross-entropy")
@@ -283,6 +348,11 @@ LogicalResult mlir::remat::differentiateFunction(func::FuncOp function,
       options.optimizer != "adam")
     return function.emitError() << "unknown optimizer '" << options.optimizer
                                 << "' (none, sgd or adam)";
+  if (options.updatePlacement != "interleaved" &&
+      options.updatePlacement != "end")
+    return function.emitError()
+           << "unknown update placement '" << options.updatePlacement
+           << "' (interleaved or end)";
   if (failed(checkForward(function)))
     return failure();
   auto ret = cast<func::ReturnOp>(function.getBody().front().getTerminator());
@@ -301,8 +371,10 @@ LogicalResult mlir::remat::differentiateFunction(func::FuncOp function,
   results.add(*loss, "loss");
   for (unsigned i = 1; i < ret.getNumOperands(); ++i) {
     auto name = function.getResultAttrOfType<StringAttr>(i, attr::kName);
+    auto updates = function.getResultAttrOfType<StringAttr>(i, attr::kUpdates);
     results.add(ret.getOperand(i),
-                name ? name.str() : "result." + std::to_string(i));
+                name ? name.str() : "result." + std::to_string(i),
+                updates ? updates.str() : "");
   }
   OpBuilder builder(ret);
   SmallVector<Value> weightGradients;
@@ -316,11 +388,17 @@ LogicalResult mlir::remat::differentiateFunction(func::FuncOp function,
     }
     weightGradients.push_back(gradient);
   }
+  SmallVector<Operation *> updateOps;
+  Operation *stepIncrement = nullptr;
   if (failed(appendOptimizerUpdate(function, builder, *weights,
-                                   weightGradients, options, results)))
+                                   weightGradients, options, results,
+                                   updateOps, stepIncrement)))
     return failure();
   results.replaceReturn(function, ret);
   uniquifyNames(function);
+  if (options.updatePlacement == "interleaved" && !updateOps.empty())
+    interleaveUpdates(function.getBody().front(), *weights, weightGradients,
+                      updateOps, stepIncrement);
   return success();
 }
 
@@ -339,6 +417,7 @@ struct RematAutodiffPass
     options.beta1 = beta1;
     options.beta2 = beta2;
     options.eps = eps;
+    options.updatePlacement = updatePlacement;
     // Every func.func with a body, nested modules included (the only
     // function op among remat's dialects).
     SmallVector<func::FuncOp> functions;

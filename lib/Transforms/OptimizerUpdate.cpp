@@ -16,9 +16,13 @@ void StepResults::replaceReturn(func::FuncOp function, func::ReturnOp ret) {
   function.setType(builder.getFunctionType(
       function.getArgumentTypes(), ValueRange(values).getTypes()));
   SmallVector<DictionaryAttr> attrs;
-  for (const std::string &name : names)
-    attrs.push_back(builder.getDictionaryAttr(
-        builder.getNamedAttr(attr::kName, builder.getStringAttr(name))));
+  for (auto [name, argument] : llvm::zip_equal(names, updated)) {
+    NamedAttrList list;
+    list.append(attr::kName, builder.getStringAttr(name));
+    if (!argument.empty())
+      list.append(attr::kUpdates, builder.getStringAttr(argument));
+    attrs.push_back(list.getDictionary(builder.getContext()));
+  }
   function.setAllResultAttrs(attrs);
 }
 
@@ -44,7 +48,8 @@ static void tagUpdate(Operation *op, const std::string &name) {
 static void appendSgd(func::FuncOp function, OpBuilder &b,
                       ArrayRef<BlockArgument> weights,
                       ArrayRef<Value> gradients, const AutodiffOptions &options,
-                      StepResults &results) {
+                      StepResults &results,
+                      SmallVectorImpl<Operation *> &updateOps) {
   double lr = options.lr != 0.0 ? options.lr : 0.01;
   bool withMomentum = options.momentum != 0.0;
   for (auto [weight, gradient] : llvm::zip(weights, gradients)) {
@@ -62,16 +67,20 @@ static void appendSgd(func::FuncOp function, OpBuilder &b,
         b.getF64FloatAttr(0.0), b.getF64FloatAttr(options.weightDecay),
         b.getBoolAttr(false));
     tagUpdate(sgd, name + ".sgd");
-    results.add(sgd.getNewParam(), name + ".new");
+    updateOps.push_back(sgd);
+    results.add(sgd.getNewParam(), name + ".new", name);
     if (withMomentum)
-      results.add(sgd.getNewMomentumBuffer(), name + ".momentum_buffer.new");
+      results.add(sgd.getNewMomentumBuffer(), name + ".momentum_buffer.new",
+                  getValueName(buffer));
   }
 }
 
 static void appendAdam(func::FuncOp function, OpBuilder &b,
                        ArrayRef<BlockArgument> weights,
                        ArrayRef<Value> gradients,
-                       const AutodiffOptions &options, StepResults &results) {
+                       const AutodiffOptions &options, StepResults &results,
+                       SmallVectorImpl<Operation *> &updateOps,
+                       Operation *&stepIncrement) {
   double lr = options.lr != 0.0 ? options.lr : 1e-3;
   Value step = addArgument(function, RankedTensorType::get({}, b.getF32Type()),
                            "step", "step");
@@ -79,6 +88,7 @@ static void appendAdam(func::FuncOp function, OpBuilder &b,
   auto increment = nn::AddScalarOp::create(b, function.getLoc(), step,
                                            b.getF64FloatAttr(1.0));
   tagUpdate(increment, "step.increment");
+  stepIncrement = increment;
   for (auto [weight, gradient] : llvm::zip(weights, gradients)) {
     std::string name = getValueName(weight);
     Value expAvg =
@@ -91,21 +101,28 @@ static void appendAdam(func::FuncOp function, OpBuilder &b,
         b.getF64FloatAttr(options.beta2), b.getF64FloatAttr(options.eps),
         b.getF64FloatAttr(options.weightDecay));
     tagUpdate(adam, name + ".adam");
-    results.add(adam.getNewParam(), name + ".new");
-    results.add(adam.getNewExpAvg(), name + ".exp_avg.new");
-    results.add(adam.getNewExpAvgSq(), name + ".exp_avg_sq.new");
+    updateOps.push_back(adam);
+    results.add(adam.getNewParam(), name + ".new", name);
+    results.add(adam.getNewExpAvg(), name + ".exp_avg.new",
+                getValueName(expAvg));
+    results.add(adam.getNewExpAvgSq(), name + ".exp_avg_sq.new",
+                getValueName(expAvgSq));
   }
-  results.add(increment, "step.new");
+  results.add(increment, "step.new", getValueName(step));
 }
 
 LogicalResult mlir::remat::appendOptimizerUpdate(
     func::FuncOp function, OpBuilder &builder, ArrayRef<BlockArgument> weights,
     ArrayRef<Value> gradients, const AutodiffOptions &options,
-    StepResults &results) {
+    StepResults &results, SmallVectorImpl<Operation *> &updateOps,
+    Operation *&stepIncrement) {
+  stepIncrement = nullptr;
   if (options.optimizer == "sgd") {
-    appendSgd(function, builder, weights, gradients, options, results);
+    appendSgd(function, builder, weights, gradients, options, results,
+              updateOps);
   } else if (options.optimizer == "adam") {
-    appendAdam(function, builder, weights, gradients, options, results);
+    appendAdam(function, builder, weights, gradients, options, results,
+               updateOps, stepIncrement);
   } else {
     for (auto [weight, gradient] : llvm::zip(weights, gradients))
       results.add(gradient, getValueName(weight) + ".grad");

@@ -17,29 +17,38 @@
 
 namespace mlir::remat {
 
-/// The training step's results with their names, in order.
+/// The training step's results with their names, in order, and for each
+/// result that is the new value of an argument (an updated weight, optimizer
+/// state, step or running statistic) that argument's name.
 class StepResults {
 public:
-  void add(Value value, std::string name) {
+  void add(Value value, std::string name, std::string updates = {}) {
     values.push_back(value);
     names.push_back(std::move(name));
+    updated.push_back(std::move(updates));
   }
-  /// Makes them the function's results: a new return, type and names.
+  /// Makes them the function's results: a new return, type, names and
+  /// `remat.updates`.
   void replaceReturn(func::FuncOp function, func::ReturnOp ret);
 
 private:
   SmallVector<Value> values;
   std::vector<std::string> names;
+  std::vector<std::string> updated;
 };
 
 /// Appends, before the insertion point of `builder`, the update of each
 /// weight from its gradient as `options.optimizer` says, adding optimizer
-/// state arguments, and adds the results.
+/// state arguments, and adds the results. `updateOps` receives, per weight
+/// in order, the op that updates it (none without an optimizer);
+/// `stepIncrement` the op that increments Adam's step (else null).
 LogicalResult appendOptimizerUpdate(func::FuncOp function, OpBuilder &builder,
                                     ArrayRef<BlockArgument> weights,
                                     ArrayRef<Value> gradients,
                                     const AutodiffOptions &options,
-                                    StepResults &results);
+                                    StepResults &results,
+                                    SmallVectorImpl<Operation *> &updateOps,
+                                    Operation *&stepIncrement);
 
 } // namespace mlir::remat
 

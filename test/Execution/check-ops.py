@@ -169,9 +169,17 @@ case("upsample_bilinear2d_backward", "nn.upsample_bilinear2d_backward %a0 {{alig
 # Normalization.
 bx, bw, bb = t(4, 3, 5, 5), t(3), t(3)
 rm, rv = t(3), torch.rand(3) + 0.5
-case("batch_norm", "nn.batch_norm %a0, %a1, %a2, %a3, %a4 {{momentum = 0.2 : f64}} : {t0}, {t1}",
-     [bx, bw, bb, rm, rv],
-     lambda a, w, b, m, v: (lambda m2, v2: list(A.native_batch_norm(a, w, b, m2, v2, True, 0.2, 1e-5)) + [m2, v2])(m.clone(), v.clone()))
+case("batch_norm", "nn.batch_norm %a0, %a1, %a2 {{eps = 1.0e-3 : f64}} : {t0}, {t1}",
+     [bx, bw, bb],
+     lambda a, w, b: list(A.native_batch_norm(a, w, b, None, None, True, 0.1, 1e-3)))
+case("batch_norm_update_stats", "nn.batch_norm_update_stats %a0, %a1, %a2 {{momentum = 0.2 : f64}} : {t0}, {t1}",
+     [bx, rm, rv],
+     lambda a, m, v: (lambda m2, v2: (A.batch_norm_update_stats(a, m2, v2, 0.2), [m2, v2])[1])(m.clone(), v.clone()))
+# The running statistics of the update equal those of ATen's fused
+# training-mode batch norm (what PyTorch's nn.BatchNorm2d runs).
+case("batch_norm_update_stats_fused", "nn.batch_norm_update_stats %a0, %a1, %a2 {{momentum = 0.2 : f64}} : {t0}, {t1}",
+     [bx, rm, rv],
+     lambda a, m, v: (lambda m2, v2: (A.native_batch_norm(a, None, None, m2, v2, True, 0.2, 1e-5), [m2, v2])[1])(m.clone(), v.clone()))
 _, sm, si = A.native_batch_norm(bx, bw, bb, rm.clone(), rv.clone(), True, 0.1, 1e-5)
 case("batch_norm_backward", "nn.batch_norm_backward %a0, %a1, %a2, %a3, %a4 : {t1}, {t2}",
      [t(4, 3, 5, 5), bx, bw, sm, si],

@@ -76,12 +76,10 @@ func.func @twice(%w: tensor<4xf32> {remat.name = "w", remat.role = "weight"})
 // Gradients through batch norm's statistics are not taken.
 func.func @through_stats(%x: tensor<4x3xf32> {remat.name = "x", remat.role = "input"},
                          %gamma: tensor<3xf32> {remat.name = "gamma", remat.role = "weight"},
-                         %beta: tensor<3xf32> {remat.name = "beta", remat.role = "weight"},
-                         %mean: tensor<3xf32> {remat.name = "mean", remat.role = "buffer"},
-                         %var: tensor<3xf32> {remat.name = "var", remat.role = "buffer"})
+                         %beta: tensor<3xf32> {remat.name = "beta", remat.role = "weight"})
     -> tensor<f32> {
   // expected-error @+1 {{the loss depends on result 1, which the gradient rule does not differentiate (only result 0 is)}}
-  %y:5 = nn.batch_norm %x, %gamma, %beta, %mean, %var {remat.name = "bn"} : tensor<4x3xf32>, tensor<3xf32>
+  %y:3 = nn.batch_norm %x, %gamma, %beta {remat.name = "bn"} : tensor<4x3xf32>, tensor<3xf32>
   %l = nn.sum %y#1 {dims = array<i64: 0>, remat.name = "loss"} : tensor<3xf32> -> tensor<f32>
   return %l : tensor<f32>
 }

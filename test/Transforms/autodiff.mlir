@@ -23,13 +23,13 @@
 
 // SGD-LABEL: func.func @mlp
 // SGD-SAME: %arg3: tensor<3x4xf32> {remat.name = "w.momentum_buffer", remat.role = "opt_state"}, %arg4: tensor<3xf32> {remat.name = "b.momentum_buffer", remat.role = "opt_state"})
-// SGD-SAME: -> (tensor<f32> {remat.name = "loss"}, tensor<3x4xf32> {remat.name = "w.new"}, tensor<3x4xf32> {remat.name = "w.momentum_buffer.new"}, tensor<3xf32> {remat.name = "b.new"}, tensor<3xf32> {remat.name = "b.momentum_buffer.new"})
+// SGD-SAME: -> (tensor<f32> {remat.name = "loss"}, tensor<3x4xf32> {remat.name = "w.new", remat.updates = "w"}, tensor<3x4xf32> {remat.name = "w.momentum_buffer.new", remat.updates = "w.momentum_buffer"}, tensor<3xf32> {remat.name = "b.new", remat.updates = "b"}, tensor<3xf32> {remat.name = "b.momentum_buffer.new", remat.updates = "b.momentum_buffer"})
 // SGD: nn.sgd %arg1, %{{.*}}, %arg3 {lr = 1.000000e-01 : f64, momentum = 9.000000e-01 : f64, remat.name = "w.sgd", remat.phase = "update"}
 // SGD: nn.sgd %arg2, %{{.*}}, %arg4 {lr = 1.000000e-01 : f64, momentum = 9.000000e-01 : f64, remat.name = "b.sgd", remat.phase = "update"}
 
 // ADAM-LABEL: func.func @mlp
 // ADAM-SAME: %arg3: tensor<f32> {remat.name = "step", remat.role = "step"}, %arg4: tensor<3x4xf32> {remat.name = "w.exp_avg", remat.role = "opt_state"}, %arg5: tensor<3x4xf32> {remat.name = "w.exp_avg_sq", remat.role = "opt_state"}
-// ADAM-SAME: tensor<f32> {remat.name = "step.new"})
+// ADAM-SAME: tensor<f32> {remat.name = "step.new", remat.updates = "step"})
 // ADAM: %[[T:.*]] = nn.add_scalar %arg3, 1.000000e+00 {remat.name = "step.increment", remat.phase = "update"}
 // ADAM: nn.adam %arg1, %{{.*}}, %arg4, %arg5, %[[T]] {remat.name = "w.adam", remat.phase = "update"}
 func.func @mlp(%x: tensor<2x4xf32> {remat.name = "x", remat.role = "input"},
@@ -70,13 +70,16 @@ func.func @residual(%x: tensor<4x8xf32> {remat.name = "x", remat.role = "input"}
 // -----
 
 // Cross entropy on logits (loss=cross-entropy would add it; here it is
-// written out), batch norm in training mode: its running statistics stay
-// results after the loss and are never differentiated.
+// written out), batch norm in training mode: its running statistics, updated
+// by their own op, stay results after the loss with their remat.updates, and
+// are never differentiated.
 
 // CHECK-LABEL: func.func @bn
-// CHECK-SAME: -> (tensor<f32> {remat.name = "loss"}, tensor<3xf32> {remat.name = "bn.running_mean.new"}, tensor<3xf32> {remat.name = "bn.running_var.new"}, tensor<3xf32> {remat.name = "gamma.grad"}, tensor<3xf32> {remat.name = "beta.grad"})
-// CHECK: %[[Y:.*]], %[[MEAN:.*]], %[[INVSTD:.*]], %[[RM:.*]], %[[RV:.*]] = nn.batch_norm
+// CHECK-SAME: -> (tensor<f32> {remat.name = "loss"}, tensor<3xf32> {remat.name = "bn.running_mean.new", remat.updates = "bn.running_mean"}, tensor<3xf32> {remat.name = "bn.running_var.new", remat.updates = "bn.running_var"}, tensor<3xf32> {remat.name = "gamma.grad"}, tensor<3xf32> {remat.name = "beta.grad"})
+// CHECK: %[[Y:.*]], %[[MEAN:.*]], %[[INVSTD:.*]] = nn.batch_norm
+// CHECK: %[[RM:.*]], %[[RV:.*]] = nn.batch_norm_update_stats
 // CHECK: %[[DY:.*]] = nn.cross_entropy_backward
+// CHECK-NOT: update_stats
 // CHECK: %{{.*}}, %[[DG:.*]], %[[DB:.*]] = nn.batch_norm_backward %[[DY]], %arg0, %arg2, %[[MEAN]], %[[INVSTD]] {remat.name = "bn.grad", remat.phase = "backward"}
 // CHECK: return %{{.*}}, %[[RM]], %[[RV]], %[[DG]], %[[DB]]
 func.func @bn(%x: tensor<4x3xf32> {remat.name = "x", remat.role = "input"},
@@ -85,9 +88,9 @@ func.func @bn(%x: tensor<4x3xf32> {remat.name = "x", remat.role = "input"},
               %beta: tensor<3xf32> {remat.name = "beta", remat.role = "weight"},
               %mean: tensor<3xf32> {remat.name = "bn.running_mean", remat.role = "buffer"},
               %var: tensor<3xf32> {remat.name = "bn.running_var", remat.role = "buffer"})
-    -> (tensor<f32>, tensor<3xf32> {remat.name = "bn.running_mean.new"}, tensor<3xf32> {remat.name = "bn.running_var.new"}) {
-  %y:5 = nn.batch_norm %x, %gamma, %beta, %mean, %var {remat.name = "bn", remat.phase = "forward"} : tensor<4x3xf32>, tensor<3xf32>
+    -> (tensor<f32>, tensor<3xf32> {remat.name = "bn.running_mean.new", remat.updates = "bn.running_mean"}, tensor<3xf32> {remat.name = "bn.running_var.new", remat.updates = "bn.running_var"}) {
+  %y:3 = nn.batch_norm %x, %gamma, %beta {remat.name = "bn", remat.phase = "forward"} : tensor<4x3xf32>, tensor<3xf32>
+  %s:2 = nn.batch_norm_update_stats %x, %mean, %var {remat.name = "bn.update_stats", remat.phase = "forward"} : tensor<4x3xf32>, tensor<3xf32>
   %l = nn.cross_entropy %y#0, %labels {remat.name = "ce", remat.phase = "forward"} : (tensor<4x3xf32>, tensor<4xi64>) -> tensor<f32>
-  return %l, %y#3, %y#4 : tensor<f32>, tensor<3xf32>, tensor<3xf32>
+  return %l, %s#0, %s#1 : tensor<f32>, tensor<3xf32>, tensor<3xf32>
 }
-

@@ -1,16 +1,20 @@
 // Recomputation never changes what the step computes: a recomputed dropout
 // reads the same seed operand (same mask), and a recomputed batch norm is a
-// clone whose running statistics are unused: the step still returns the
-// original's, so they are updated once.
+// clone without state: it normalizes with batch statistics only, and the
+// running statistics are updated once, by the one nn.batch_norm_update_stats,
+// which is never recomputed.
 // RUN: remat-opt %s --budget=100% --solver=marks | FileCheck %s
 
-// CHECK: %{{.*}}, %{{.*}}, %{{.*}}, %[[MEAN:.*]], %[[VAR:.*]] = nn.batch_norm {{.*}}remat.name = "bn",
+// CHECK: nn.batch_norm {{.*}}remat.name = "bn",
+// CHECK: %[[MEAN:.*]], %[[VAR:.*]] = nn.batch_norm_update_stats %arg0, %arg3, %arg4 {{.*}}remat.name = "bn.update_stats",
 // CHECK: nn.dropout %{{.*}}, %[[SEED:arg5]], 5.000000e-01 {remat.name = "drop",
-// CHECK: %[[Y2:.*]], %[[SAVED_MEAN2:.*]], %[[SAVED_INVSTD2:.*]], %{{.*}}, %{{.*}} = nn.batch_norm {{.*}}remat.name = "bn.recompute", {{.*}}remat.recompute_of = "bn"
+// CHECK-NOT: nn.batch_norm_update_stats
+// CHECK: %[[Y2:.*]], %[[SAVED_MEAN2:.*]], %[[SAVED_INVSTD2:.*]] = nn.batch_norm {{.*}}remat.name = "bn.recompute", {{.*}}remat.recompute_of = "bn"
 // CHECK: %[[D2:.*]] = nn.dropout %[[Y2]], %[[SEED]], 5.000000e-01 {remat.name = "drop.recompute", {{.*}}remat.recompute_of = "drop"
 // CHECK: nn.relu_backward %{{.*}}, %[[D2]]
 // CHECK: nn.dropout_backward %{{.*}}, %[[SEED]]
 // CHECK: nn.batch_norm_backward %{{.*}}, %arg0, %arg1, %[[SAVED_MEAN2]], %[[SAVED_INVSTD2]]
+// CHECK-NOT: nn.batch_norm_update_stats
 // CHECK: return %{{.*}}, %[[MEAN]], %[[VAR]]
 
 func.func @safety(%x: tensor<8x256xf32> {remat.name = "x", remat.role = "input"},
@@ -19,8 +23,9 @@ func.func @safety(%x: tensor<8x256xf32> {remat.name = "x", remat.role = "input"}
                   %m: tensor<256xf32> {remat.name = "bn.running_mean", remat.role = "buffer"},
                   %v: tensor<256xf32> {remat.name = "bn.running_var", remat.role = "buffer"},
                   %seed: tensor<i64> {remat.name = "seed", remat.role = "seed"})
-    -> (tensor<8x256xf32>, tensor<256xf32>, tensor<256xf32>) {
-  %y, %mean, %invstd, %nm, %nv = nn.batch_norm %x, %w, %b, %m, %v {remat.name = "bn", remat.phase = "forward", remat.policy = "recompute"} : tensor<8x256xf32>, tensor<256xf32>
+    -> (tensor<8x256xf32>, tensor<256xf32> {remat.updates = "bn.running_mean"}, tensor<256xf32> {remat.updates = "bn.running_var"}) {
+  %y, %mean, %invstd = nn.batch_norm %x, %w, %b {remat.name = "bn", remat.phase = "forward", remat.policy = "recompute"} : tensor<8x256xf32>, tensor<256xf32>
+  %nm, %nv = nn.batch_norm_update_stats %x, %m, %v {remat.name = "bn.update_stats", remat.phase = "forward"} : tensor<8x256xf32>, tensor<256xf32>
   %d = nn.dropout %y, %seed, 0.5 {remat.name = "drop", remat.phase = "forward", remat.policy = "recompute"} : tensor<8x256xf32>, tensor<i64> -> tensor<8x256xf32>
   %r = nn.relu %d {remat.name = "relu", remat.phase = "forward"} : tensor<8x256xf32>
   %s = nn.relu %r {remat.name = "relu2", remat.phase = "forward"} : tensor<8x256xf32>

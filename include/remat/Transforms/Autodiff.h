@@ -33,6 +33,11 @@ struct AutodiffOptions {
   double beta1 = 0.9;       ///< Adam
   double beta2 = 0.999;     ///< Adam
   double eps = 1e-8;        ///< Adam
+  /// Where each weight's update goes. "interleaved": right after the
+  /// weight's gradient is complete and the last read of its old value (so
+  /// the gradient lives only until then); "end": all updates after the
+  /// whole backward, in weight order.
+  std::string updatePlacement = "interleaved";
 };
 
 /// Rewrites the forward function `function` into its training step. Its
@@ -42,8 +47,11 @@ struct AutodiffOptions {
 /// new optimizer state (`<state>.new`, then `step.new` for Adam). Optimizer
 /// state arguments (`<weight>.momentum_buffer`, `<weight>.exp_avg`,
 /// `<weight>.exp_avg_sq`, role `opt_state`; `step`, role `step`) are
-/// appended. Backward ops are named `<forward op>.<grad...>` and marked
-/// `backward`, update ops `update`. Emits an error and fails on a function
+/// appended. Every result that is the new value of an argument carries
+/// `remat.updates` with that argument's name (the forward's results keep
+/// theirs). Backward ops are named `<forward op>.<grad...>` and marked
+/// `backward`, update ops `update`; they are placed as
+/// `options.updatePlacement` says (names do not depend on it). Emits an error and fails on a function
 /// without a scalar loss, without weights, with an op between the weights
 /// and the loss that has no gradient rule, or already differentiated.
 LogicalResult differentiateFunction(func::FuncOp function,

@@ -23,7 +23,17 @@ def RematAutodiffPass : Pass<"remat-autodiff", "::mlir::ModuleOp"> {
     gradients. Then, per argument with role `weight`, its gradient
     (`optimizer=none`) or its SGD or Adam update with the optimizer state as
     new arguments and results. The forward's other results (batch-norm
-    running statistics) stay results.
+    running statistics) stay results. Each result that is the new value of
+    an argument (updated weight, optimizer state, step, running statistic)
+    carries `remat.updates = "<argument name>"`.
+
+    With `update-placement=interleaved` (the default) each weight's update
+    goes right after both its gradient is complete (its last contribution)
+    and the last op that reads the weight's old value, so the gradient is
+    freed early and the new weight can be written into the old one's
+    buffer; Adam's step increment goes just before the first Adam update.
+    Updates anchored at the same op keep the weights' order. With
+    `update-placement=end` every update follows the whole backward.
 
     ```mlir
     // remat-autodiff{loss=cross-entropy optimizer=sgd lr=0.1 momentum=0.9}
@@ -50,6 +60,11 @@ def RematAutodiffPass : Pass<"remat-autodiff", "::mlir::ModuleOp"> {
     Option<"beta1", "beta1", "double", /*default=*/"0.9", "Adam beta1">,
     Option<"beta2", "beta2", "double", /*default=*/"0.999", "Adam beta2">,
     Option<"eps", "eps", "double", /*default=*/"1e-8", "Adam epsilon">,
+    Option<"updatePlacement", "update-placement", "std::string",
+           /*default=*/"\"interleaved\"",
+           "interleaved (each update right after its weight's gradient is "
+           "complete and the weight's last read) or end (after the whole "
+           "backward)">,
   ];
 }
 

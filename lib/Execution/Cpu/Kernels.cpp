@@ -296,15 +296,22 @@ std::optional<Tensors> KernelRunner::convolutionAndPooling() {
 std::optional<Tensors> KernelRunner::normalization() {
   return llvm::TypeSwitch<Operation *, std::optional<Tensors>>(op)
       .Case([&](nn::BatchNormOp o) {
-        // ATen updates the running statistics in place: it updates copies
-        // in the op's own result slots.
+        // Without running statistics: batch statistics only.
         // (LibTorch 1.13 has no CPU kernel for native_batch_norm.out.)
-        out(3).copy_(in[3]);
-        out(4).copy_(in[4]);
         auto [result, mean, invstd] = at::native_batch_norm(
-            in[0], in[1], in[2], out(3), out(4), /*training=*/true,
-            o.getMomentum().convertToDouble(), o.getEps().convertToDouble());
-        return Tensors{result, mean, invstd, out(3), out(4)};
+            in[0], in[1], in[2], c10::nullopt, c10::nullopt,
+            /*training=*/true, /*momentum=*/0.0, o.getEps().convertToDouble());
+        return Tensors{result, mean, invstd};
+      })
+      .Case([&](nn::BatchNormUpdateStatsOp o) {
+        // ATen updates the running statistics in place: it updates them in
+        // the op's own result slots (which may be the old statistics' own
+        // buffers: copying a tensor onto itself does nothing).
+        out(0).copy_(in[1]);
+        out(1).copy_(in[2]);
+        at::batch_norm_update_stats(in[0], out(0), out(1),
+                                    o.getMomentum().convertToDouble());
+        return Tensors{out(0), out(1)};
       })
       .Case([&](nn::BatchNormBackwardOp) {
         auto [gradInput, gradWeight, gradBias] = at::native_batch_norm_backward(

@@ -259,11 +259,18 @@ LogicalResult CallWriter::writeNormLinear() {
         ArrayRef<int64_t> x = getShape(o.getInput());
         int64_t spatial = getElementCount(o.getInput()) / (x[0] * x[1]);
         call("batchNormForward", in(o.getInput()), in(o.getWeight()),
-             in(o.getBias()), in(o.getRunningMean()), in(o.getRunningVar()),
-             out(o.getResult()), out(o.getSaveMean()), out(o.getSaveInvstd()),
-             out(o.getNewRunningMean()), out(o.getNewRunningVar()), x[0], x[1],
-             spatial, o.getMomentum().convertToDouble(),
+             in(o.getBias()), out(o.getResult()), out(o.getSaveMean()),
+             out(o.getSaveInvstd()), x[0], x[1], spatial,
              o.getEps().convertToDouble());
+        return success();
+      })
+      .Case([&](nn::BatchNormUpdateStatsOp o) {
+        ArrayRef<int64_t> x = getShape(o.getInput());
+        int64_t spatial = getElementCount(o.getInput()) / (x[0] * x[1]);
+        call("batchNormUpdateStats", in(o.getInput()), in(o.getRunningMean()),
+             in(o.getRunningVar()), out(o.getNewRunningMean()),
+             out(o.getNewRunningVar()), x[0], x[1], spatial,
+             o.getMomentum().convertToDouble());
         return success();
       })
       .Case([&](nn::BatchNormBackwardOp o) {

@@ -129,17 +129,22 @@ LogicalResult NodeConverter::convertBatchNorm(Node *node) {
     weight = createFilled(builder, loc, statsType, 1.0);
   if (!*bias)
     bias = createFilled(builder, loc, statsType, 0.0);
-  // A buffer read by several batch norms sees each one's update.
+  // The normalization itself, then the running statistics' update from the
+  // same batch, as ATen's training-mode batch norm does in one kernel. A
+  // buffer read by several batch norms sees each one's update.
+  auto op = nn::BatchNormOp::create(
+      builder, loc, TypeRange{*type, statsType, statsType}, *input, *weight,
+      *bias, builder.getF64FloatAttr(*eps));
+  finish(node, op);
   Value mean = bufferUpdates.lookup(*runningMean);
   Value var = bufferUpdates.lookup(*runningVar);
-  auto op = nn::BatchNormOp::create(
-      builder, loc, TypeRange{*type, statsType, statsType, statsType, statsType},
-      *input, *weight, *bias, mean ? mean : *runningMean,
-      var ? var : *runningVar, builder.getF64FloatAttr(*momentum),
-      builder.getF64FloatAttr(*eps));
-  bufferUpdates[*runningMean] = op.getNewRunningMean();
-  bufferUpdates[*runningVar] = op.getNewRunningVar();
-  finish(node, op);
+  auto update = nn::BatchNormUpdateStatsOp::create(
+      builder, loc, TypeRange{statsType, statsType}, *input,
+      mean ? mean : *runningMean, var ? var : *runningVar,
+      builder.getF64FloatAttr(*momentum));
+  createdOps.push_back({update, getModulePath(node), "update_stats"});
+  bufferUpdates[*runningMean] = update.getNewRunningMean();
+  bufferUpdates[*runningVar] = update.getNewRunningVar();
   return success();
 }
 

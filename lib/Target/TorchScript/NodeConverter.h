@@ -40,15 +40,20 @@ public:
   LogicalResult convert(torch::jit::Node *node);
 
   /// An nn op the conversion created, with the path of the module whose code
-  /// produced it ("" for the top-level module): the basis of its name.
+  /// produced it ("" for the top-level module): the basis of its name. An op
+  /// with a suffix (batch norm's running-statistics update) is named
+  /// `<path>.<suffix>` and leaves the names of its module's other ops as if
+  /// it were not there.
   struct CreatedOp {
     Operation *op;
     std::string modulePath;
+    std::string suffix = {};
   };
   const std::vector<CreatedOp> &getCreatedOps() const { return createdOps; }
 
-  /// Running statistics replaced by batch norms: the argument, then the
-  /// value that holds its update after the whole forward.
+  /// Running statistics updated by batch norms: the argument, then the
+  /// value that holds its update after the whole forward (the result of the
+  /// last nn.batch_norm_update_stats that updates it).
   const llvm::MapVector<Value, Value> &getBufferUpdates() const {
     return bufferUpdates;
   }

@@ -56,6 +56,8 @@ private:
   std::vector<ArgumentInfo> arguments;
   SmallVector<Value> results;
   std::vector<std::string> resultNames;
+  /// Per result, the name of the argument it is the new value of, or "".
+  std::vector<std::string> resultUpdates;
   llvm::StringSet<> usedNames;
 };
 } // namespace
@@ -103,13 +105,16 @@ LogicalResult FunctionAssembler::collectResults(NodeConverter &converter) {
     resultNames.push_back(outputs.size() == 1
                               ? std::string("output")
                               : "output." + std::to_string(i));
+    resultUpdates.emplace_back();
   }
   for (auto [buffer, update] : converter.getBufferUpdates()) {
     auto argument = dyn_cast<BlockArgument>(buffer);
     if (!argument || argument.getOwner() != body.get())
       continue;
     results.push_back(update);
-    resultNames.push_back(arguments[argument.getArgNumber()].name + ".new");
+    const std::string &bufferName = arguments[argument.getArgNumber()].name;
+    resultNames.push_back(bufferName + ".new");
+    resultUpdates.push_back(bufferName);
   }
   return success();
 }
@@ -120,13 +125,16 @@ LogicalResult FunctionAssembler::collectResults(NodeConverter &converter) {
 void FunctionAssembler::nameOps(NodeConverter &converter) {
   std::map<std::string, int> opsPerPath;
   for (const NodeConverter::CreatedOp &created : converter.getCreatedOps())
-    ++opsPerPath[created.modulePath];
+    if (created.suffix.empty())
+      ++opsPerPath[created.modulePath];
   Builder b(fileLoc.getContext());
   for (const NodeConverter::CreatedOp &created : converter.getCreatedOps()) {
     std::string kind = created.op->getName().stripDialect().str();
     std::string base = created.modulePath;
     if (base.empty())
       base = kind;
+    else if (!created.suffix.empty())
+      base += "." + created.suffix;
     else if (opsPerPath[created.modulePath] > 1)
       base += "." + kind;
     std::string name = base;
@@ -176,6 +184,10 @@ FailureOr<OwningOpRef<ModuleOp>> FunctionAssembler::run() {
   }
   for (auto [index, name] : llvm::enumerate(resultNames))
     function.setResultAttr(index, attr::kName, builder.getStringAttr(name));
+  for (auto [index, updated] : llvm::enumerate(resultUpdates))
+    if (!updated.empty())
+      function.setResultAttr(index, attr::kUpdates,
+                             builder.getStringAttr(updated));
   if (!options.weightsPath.empty())
     function->setAttr(attr::kWeights,
                       builder.getStringAttr(options.weightsPath));

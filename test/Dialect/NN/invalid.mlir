@@ -523,7 +523,7 @@ func.func @upsample_backward_batch(%g: tensor<2x3x16x16xf32>) -> tensor<1x3x8x8x
 
 func.func @batch_norm_input_rank(%x: tensor<16xf32>, %p: tensor<16xf32>) -> tensor<16xf32> {
   // expected-error @+1 {{expects an input of rank at least 2, got 'tensor<16xf32>'}}
-  %y, %m, %s, %rm, %rv = nn.batch_norm %x, %p, %p, %p, %p : tensor<16xf32>, tensor<16xf32>
+  %y, %m, %s = nn.batch_norm %x, %p, %p : tensor<16xf32>, tensor<16xf32>
   return %y : tensor<16xf32>
 }
 
@@ -531,32 +531,64 @@ func.func @batch_norm_input_rank(%x: tensor<16xf32>, %p: tensor<16xf32>) -> tens
 
 func.func @batch_norm_channels(%x: tensor<4x16x8x8xf32>, %p: tensor<8xf32>) -> tensor<4x16x8x8xf32> {
   // expected-error @+1 {{expects per-channel parameters of shape 16, got 'tensor<8xf32>'}}
-  %y, %m, %s, %rm, %rv = nn.batch_norm %x, %p, %p, %p, %p : tensor<4x16x8x8xf32>, tensor<8xf32>
+  %y, %m, %s = nn.batch_norm %x, %p, %p : tensor<4x16x8x8xf32>, tensor<8xf32>
   return %y : tensor<4x16x8x8xf32>
-}
-
-// -----
-
-func.func @batch_norm_momentum(%x: tensor<4x16xf32>, %p: tensor<16xf32>) -> tensor<4x16xf32> {
-  // expected-error @+1 {{expects 'momentum' in [0, 1], got 1.5}}
-  %y, %m, %s, %rm, %rv = nn.batch_norm %x, %p, %p, %p, %p {momentum = 1.5 : f64} : tensor<4x16xf32>, tensor<16xf32>
-  return %y : tensor<4x16xf32>
 }
 
 // -----
 
 func.func @batch_norm_eps(%x: tensor<4x16xf32>, %p: tensor<16xf32>) -> tensor<4x16xf32> {
   // expected-error @+1 {{expects a positive 'eps'}}
-  %y, %m, %s, %rm, %rv = nn.batch_norm %x, %p, %p, %p, %p {eps = 0.0 : f64} : tensor<4x16xf32>, tensor<16xf32>
+  %y, %m, %s = nn.batch_norm %x, %p, %p {eps = 0.0 : f64} : tensor<4x16xf32>, tensor<16xf32>
   return %y : tensor<4x16xf32>
 }
 
 // -----
 
 func.func @batch_norm_types(%x: tensor<4x16xf32>, %w: tensor<16xf32>, %b: tensor<8xf32>) -> tensor<4x16xf32> {
-  // expected-error @+1 {{all of {weight, bias, running_mean, running_var, save_mean, save_invstd, new_running_mean, new_running_var} have same type}}
-  %y, %m, %s, %rm, %rv = "nn.batch_norm"(%x, %w, %b, %w, %w) : (tensor<4x16xf32>, tensor<16xf32>, tensor<8xf32>, tensor<16xf32>, tensor<16xf32>) -> (tensor<4x16xf32>, tensor<16xf32>, tensor<16xf32>, tensor<16xf32>, tensor<16xf32>)
+  // expected-error @+1 {{all of {weight, bias, save_mean, save_invstd} have same type}}
+  %y, %m, %s = "nn.batch_norm"(%x, %w, %b) : (tensor<4x16xf32>, tensor<16xf32>, tensor<8xf32>) -> (tensor<4x16xf32>, tensor<16xf32>, tensor<16xf32>)
   return %y : tensor<4x16xf32>
+}
+
+// -----
+
+func.func @batch_norm_update_stats_input_rank(%x: tensor<16xf32>, %p: tensor<16xf32>) -> tensor<16xf32> {
+  // expected-error @+1 {{expects an input of rank at least 2, got 'tensor<16xf32>'}}
+  %m, %v = nn.batch_norm_update_stats %x, %p, %p : tensor<16xf32>, tensor<16xf32>
+  return %m : tensor<16xf32>
+}
+
+// -----
+
+func.func @batch_norm_update_stats_channels(%x: tensor<4x16x8x8xf32>, %p: tensor<8xf32>) -> tensor<8xf32> {
+  // expected-error @+1 {{expects per-channel parameters of shape 16, got 'tensor<8xf32>'}}
+  %m, %v = nn.batch_norm_update_stats %x, %p, %p : tensor<4x16x8x8xf32>, tensor<8xf32>
+  return %m : tensor<8xf32>
+}
+
+// -----
+
+func.func @batch_norm_update_stats_element_type(%x: tensor<4x16xf32>, %p: tensor<16xf64>) -> tensor<16xf64> {
+  // expected-error @+1 {{expects input and running_mean to have the same element type, got 'tensor<4x16xf32>' and 'tensor<16xf64>'}}
+  %m, %v = nn.batch_norm_update_stats %x, %p, %p : tensor<4x16xf32>, tensor<16xf64>
+  return %m : tensor<16xf64>
+}
+
+// -----
+
+func.func @batch_norm_update_stats_momentum(%x: tensor<4x16xf32>, %p: tensor<16xf32>) -> tensor<16xf32> {
+  // expected-error @+1 {{expects 'momentum' in [0, 1], got 1.5}}
+  %m, %v = nn.batch_norm_update_stats %x, %p, %p {momentum = 1.5 : f64} : tensor<4x16xf32>, tensor<16xf32>
+  return %m : tensor<16xf32>
+}
+
+// -----
+
+func.func @batch_norm_update_stats_types(%x: tensor<4x16xf32>, %m: tensor<16xf32>, %v: tensor<8xf32>) -> tensor<16xf32> {
+  // expected-error @+1 {{all of {running_mean, running_var, new_running_mean, new_running_var} have same type}}
+  %nm, %nv = "nn.batch_norm_update_stats"(%x, %m, %v) : (tensor<4x16xf32>, tensor<16xf32>, tensor<8xf32>) -> (tensor<16xf32>, tensor<16xf32>)
+  return %nm : tensor<16xf32>
 }
 
 // -----

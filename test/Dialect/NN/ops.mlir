@@ -141,8 +141,10 @@ func.func @upsample(%x: tensor<1x3x32x32xf32>, %g: tensor<1x3x224x224xf32>) -> t
 
 // CHECK-LABEL: func.func @batch_norm
 func.func @batch_norm(%x: tensor<4x16x8x8xf32>, %w: tensor<16xf32>, %b: tensor<16xf32>, %rm: tensor<16xf32>, %rv: tensor<16xf32>, %g: tensor<4x16x8x8xf32>) -> (tensor<4x16x8x8xf32>, tensor<16xf32>, tensor<16xf32>, tensor<16xf32>, tensor<16xf32>) {
-  // CHECK: %[[Y:.*]], %[[M:.*]], %[[S:.*]], %{{.*}}, %{{.*}} = nn.batch_norm %{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}, %{{.*}} {momentum = 2.000000e-01 : f64} : tensor<4x16x8x8xf32>, tensor<16xf32>
-  %y, %mean, %invstd, %nrm, %nrv = nn.batch_norm %x, %w, %b, %rm, %rv {momentum = 0.2 : f64} : tensor<4x16x8x8xf32>, tensor<16xf32>
+  // CHECK: %[[Y:.*]], %[[M:.*]], %[[S:.*]] = nn.batch_norm %{{.*}}, %{{.*}}, %{{.*}} {eps = 1.000000e-03 : f64} : tensor<4x16x8x8xf32>, tensor<16xf32>
+  %y, %mean, %invstd = nn.batch_norm %x, %w, %b {eps = 1.0e-3 : f64} : tensor<4x16x8x8xf32>, tensor<16xf32>
+  // CHECK: nn.batch_norm_update_stats %{{.*}}, %{{.*}}, %{{.*}} {momentum = 2.000000e-01 : f64} : tensor<4x16x8x8xf32>, tensor<16xf32>
+  %nrm, %nrv = nn.batch_norm_update_stats %x, %rm, %rv {momentum = 0.2 : f64} : tensor<4x16x8x8xf32>, tensor<16xf32>
   // CHECK: nn.batch_norm_backward %{{.*}}, %{{.*}}, %{{.*}}, %[[M]], %[[S]] : tensor<4x16x8x8xf32>, tensor<16xf32>
   %dx, %dw, %db = nn.batch_norm_backward %g, %x, %w, %mean, %invstd : tensor<4x16x8x8xf32>, tensor<16xf32>
   return %dx, %dw, %db, %nrm, %nrv : tensor<4x16x8x8xf32>, tensor<16xf32>, tensor<16xf32>, tensor<16xf32>, tensor<16xf32>

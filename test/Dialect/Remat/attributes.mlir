@@ -19,3 +19,20 @@ func.func @step(%x: tensor<4xf32> {remat.name = "x", remat.role = "input"},
   %2 = nn.dropout %1, %seed, 0.5 {remat.name = "drop", remat.phase = "forward", remat.policy = "keep"} : tensor<4xf32>, tensor<i64> -> tensor<4xf32>
   return %2 : tensor<4xf32>
 }
+
+// remat.updates: the updating op itself may read the old value (nn.adam
+// reads the weight it writes), and ops may read the new value (the Adam ops
+// read the incremented step, which lives in the step's buffer).
+// CHECK-LABEL: func.func @updates
+// CHECK-SAME: -> (tensor<4xf32> {remat.name = "w.new", remat.updates = "w"}, tensor<4xf32> {remat.updates = "w.exp_avg"}, tensor<4xf32> {remat.updates = "w.exp_avg_sq"}, tensor<f32> {remat.updates = "step"})
+func.func @updates(%w: tensor<4xf32> {remat.name = "w", remat.role = "weight"},
+                   %g: tensor<4xf32> {remat.name = "g", remat.role = "input"},
+                   %m: tensor<4xf32> {remat.name = "w.exp_avg", remat.role = "opt_state"},
+                   %v: tensor<4xf32> {remat.name = "w.exp_avg_sq", remat.role = "opt_state"},
+                   %step: tensor<f32> {remat.name = "step", remat.role = "step"})
+    -> (tensor<4xf32> {remat.name = "w.new", remat.updates = "w"}, tensor<4xf32> {remat.updates = "w.exp_avg"},
+        tensor<4xf32> {remat.updates = "w.exp_avg_sq"}, tensor<f32> {remat.updates = "step"}) {
+  %t = nn.add_scalar %step, 1.0 {remat.name = "step.increment", remat.phase = "update"} : tensor<f32>
+  %nw, %nm, %nv = nn.adam %w, %g, %m, %v, %t {remat.name = "w.adam", remat.phase = "update"} : tensor<4xf32>, tensor<f32>
+  return %nw, %nm, %nv, %t : tensor<4xf32>, tensor<4xf32>, tensor<4xf32>, tensor<f32>
+}

@@ -7,6 +7,8 @@
   dropout.{scripted,traced}.pt   dropout, which becomes nn.dropout with a
                                  seed argument (its mask is remat's, so it is
                                  not compared with PyTorch's)
+  shared-bn.{scripted,traced}.pt one batch norm applied twice: its running
+                                 statistics are updated by both, in order
 """
 
 import os
@@ -50,11 +52,27 @@ class Dropout(nn.Module):
         return self.drop(self.fc(x))
 
 
+class SharedBatchNorm(nn.Module):
+    """Functional batch norm on the same buffers twice (nn.BatchNorm1d twice
+    would also bump num_batches_tracked twice, which the importer rejects)."""
+
+    def __init__(self):
+        super().__init__()
+        self.register_buffer("running_mean", torch.zeros(4))
+        self.register_buffer("running_var", torch.ones(4))
+
+    def forward(self, x):
+        y = F.batch_norm(x, self.running_mean, self.running_var, training=True)
+        return F.batch_norm(torch.relu(y), self.running_mean, self.running_var,
+                            training=True, momentum=0.2)
+
+
 def main():
     outdir = sys.argv[1]
     os.makedirs(outdir, exist_ok=True)
     for name, make, example in [("ops", Ops, torch.randn(2, 3, 8, 8)),
-                                ("dropout", Dropout, torch.randn(2, 8))]:
+                                ("dropout", Dropout, torch.randn(2, 8)),
+                                ("shared-bn", SharedBatchNorm, torch.randn(3, 4))]:
         torch.manual_seed(0)
         model = make().train()
         torch.jit.script(model).save(os.path.join(outdir, name + ".scripted.pt"))

@@ -17,12 +17,15 @@ using namespace mlir::nn;
 /// sums and combines them.
 constexpr int64_t kNormFlopsPerElement = 8;
 constexpr int64_t kNormBackwardFlopsPerElement = 12;
+constexpr int64_t kUpdateStatsFlopsPerElement = 3;
+constexpr int64_t kUpdateStatsFlopsPerChannel = 6;
 
 /// Checks per-channel parameters [C] against an input [N, C, ...].
 static LogicalResult verifyChannelParams(Operation *op, RankedTensorType input,
-                                         RankedTensorType params) {
+                                         RankedTensorType params,
+                                         StringRef paramsName = "weight") {
   if (failed(expectMinRank(op, "an input", input, 2)) ||
-      failed(expectSameElementType(op, "input", input, "weight", params)))
+      failed(expectSameElementType(op, "input", input, paramsName, params)))
     return failure();
   return expectShape(op, "per-channel parameters", params,
                      {input.getDimSize(1)});
@@ -32,9 +35,6 @@ LogicalResult BatchNormOp::verify() {
   if (failed(verifyChannelParams(*this, getInput().getType(),
                                  getWeight().getType())))
     return failure();
-  double momentum = getMomentum().convertToDouble();
-  if (momentum < 0.0 || momentum > 1.0)
-    return emitOpError() << "expects 'momentum' in [0, 1], got " << momentum;
   if (getEps().convertToDouble() <= 0.0)
     return emitOpError("expects a positive 'eps'");
   return success();
@@ -43,6 +43,27 @@ LogicalResult BatchNormOp::verify() {
 int64_t BatchNormOp::getFlopCount() {
   return kNormFlopsPerElement * getNumElements(getInput().getType());
 }
+
+LogicalResult BatchNormUpdateStatsOp::verify() {
+  if (failed(verifyChannelParams(*this, getInput().getType(),
+                                 getRunningMean().getType(), "running_mean")))
+    return failure();
+  double momentum = getMomentum().convertToDouble();
+  if (momentum < 0.0 || momentum > 1.0)
+    return emitOpError() << "expects 'momentum' in [0, 1], got " << momentum;
+  return success();
+}
+
+/// The batch mean and variance (3 per input element), then the two blends
+/// (3 per channel each).
+int64_t BatchNormUpdateStatsOp::getFlopCount() {
+  return kUpdateStatsFlopsPerElement * getNumElements(getInput().getType()) +
+         kUpdateStatsFlopsPerChannel * getNumElements(getRunningMean().getType());
+}
+
+/// Its results are the new running statistics, state: a second run would
+/// update them twice.
+bool BatchNormUpdateStatsOp::isRecomputable() { return false; }
 
 LogicalResult BatchNormBackwardOp::verify() {
   return verifyChannelParams(*this, getInput().getType(),

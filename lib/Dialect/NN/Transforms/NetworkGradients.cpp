@@ -34,12 +34,6 @@ static LogicalResult conv2dGradient(Conv2dOp op, GradientBuilder &b,
   return success();
 }
 
-/// Batch norm differentiates its input, weight and bias; the running
-/// statistics are state.
-static bool batchNormDifferentiable(Operation *op, unsigned index) {
-  return index < 3;
-}
-
 static LogicalResult batchNormGradient(BatchNormOp op, GradientBuilder &b,
                                        ArrayRef<Value> gy,
                                        ArrayRef<bool> needed, Gradients grads) {
@@ -53,6 +47,17 @@ static LogicalResult batchNormGradient(BatchNormOp op, GradientBuilder &b,
     if (needed[i])
       grads[i] = backward->getResult(i);
   return success();
+}
+
+/// The running statistics are state, not a function the loss depends on:
+/// no operand of the update receives a gradient, so autodiff never asks
+/// for one (an op whose needed operands are none is skipped).
+static bool notDifferentiable(Operation *, unsigned) { return false; }
+
+static LogicalResult noGradient(BatchNormUpdateStatsOp op, GradientBuilder &,
+                                ArrayRef<Value>, ArrayRef<bool>, Gradients) {
+  return op.emitOpError("is not differentiable: the running statistics do "
+                        "not feed the loss");
 }
 
 static LogicalResult layerNormGradient(LayerNormOp op, GradientBuilder &b,
@@ -184,8 +189,10 @@ static LogicalResult dropoutGradient(DropoutOp op, GradientBuilder &b,
 
 void mlir::nn::registerNetworkGradientRules(MLIRContext *context) {
   Conv2dOp::attachInterface<GradientModel<Conv2dOp, conv2dGradient>>(*context);
-  BatchNormOp::attachInterface<GradientModel<
-      BatchNormOp, batchNormGradient, batchNormDifferentiable>>(*context);
+  BatchNormOp::attachInterface<GradientModel<BatchNormOp, batchNormGradient>>(
+      *context);
+  BatchNormUpdateStatsOp::attachInterface<GradientModel<
+      BatchNormUpdateStatsOp, noGradient, notDifferentiable>>(*context);
   LayerNormOp::attachInterface<GradientModel<LayerNormOp, layerNormGradient>>(
       *context);
   MaxPool2dOp::attachInterface<GradientModel<MaxPool2dOp, maxPoolGradient>>(

@@ -2,11 +2,13 @@
 //
 // Part of the runtime pasted after RematCudaOps.cuh. Training-mode batch
 // norm (ATen's native_batch_norm and native_batch_norm_backward with
-// train=true) and layer norm (native_layer_norm and its backward) as kernels.
+// train=true, and batch_norm_update_stats) and layer norm (native_layer_norm
+// and its backward) as kernels.
 //
 // Batch norm runs one block per channel over the [n, c, spatial] view: the
 // mean, then the biased variance around it (two passes, accumulated in
-// double); save_invstd = 1 / sqrt(var + eps); the running statistics become
+// double); save_invstd = 1 / sqrt(var + eps). The running-statistics update
+// computes the same mean and variance; the statistics become
 // (1 - momentum) * old + momentum * batch statistic, the variance unbiased
 // (times N / (N - 1), N = n * spatial). Layer norm runs one block per row.
 // Null weight or bias read as ones and zeros.
@@ -32,31 +34,45 @@ inline int normBlocksFor(int64_t count) {
 // Batch norm
 //===----------------------------------------------------------------------===//
 
-__global__ void normBatchForwardKernel(
-    const float *x, const float *gamma, const float *beta,
-    const float *runningMean, const float *runningVar, float *y,
-    float *saveMean, float *saveInvstd, float *newRunningMean,
-    float *newRunningVar, int64_t n, int64_t c, int64_t spatial,
-    double momentum, double eps) {
+/// The mean and the sum of squared deviations from it of channel `ch` of x
+/// [n, c, spatial], accumulated in double; every thread of the block gets
+/// both.
+__device__ inline void normBatchMoments(const float *x, int64_t n, int64_t c,
+                                 int64_t spatial, int64_t ch,
+                                 double *partial, double &mean,
+                                 double &squaredDeviations) {
+  const int64_t count = n * spatial;
+  // Element i of the channel is x[b, ch, s] with i = b * spatial + s.
+  auto at = [&](int64_t i) {
+    int64_t b = i / spatial;
+    return (b * c + ch) * spatial + (i - b * spatial);
+  };
+  double sum = 0.0;
+  for (int64_t i = threadIdx.x; i < count; i += blockDim.x)
+    sum += x[at(i)];
+  mean = blockSum(sum, partial) / double(count);
+  double squares = 0.0;
+  for (int64_t i = threadIdx.x; i < count; i += blockDim.x) {
+    double d = double(x[at(i)]) - mean;
+    squares += d * d;
+  }
+  squaredDeviations = blockSum(squares, partial);
+}
+
+__global__ void normBatchForwardKernel(const float *x, const float *gamma,
+                                       const float *beta, float *y,
+                                       float *saveMean, float *saveInvstd,
+                                       int64_t n, int64_t c, int64_t spatial,
+                                       double eps) {
   __shared__ double partial[32];
   const int64_t count = n * spatial;
   for (int64_t ch = blockIdx.x; ch < c; ch += gridDim.x) {
-    // Element i of the channel is x[b, ch, s] with i = b * spatial + s.
     auto at = [&](int64_t i) {
       int64_t b = i / spatial;
       return (b * c + ch) * spatial + (i - b * spatial);
     };
-    double sum = 0.0;
-    for (int64_t i = threadIdx.x; i < count; i += blockDim.x)
-      sum += x[at(i)];
-    double mean = blockSum(sum, partial) / double(count);
-
-    double squares = 0.0;
-    for (int64_t i = threadIdx.x; i < count; i += blockDim.x) {
-      double d = double(x[at(i)]) - mean;
-      squares += d * d;
-    }
-    double varSum = blockSum(squares, partial);
+    double mean, varSum;
+    normBatchMoments(x, n, c, spatial, ch, partial, mean, varSum);
     double invstd = 1.0 / sqrt(varSum / double(count) + eps);
 
     // y = x * scale + shift (ATen's form of (x - mean) * invstd * w + b).
@@ -72,30 +88,58 @@ __global__ void normBatchForwardKernel(
     if (threadIdx.x == 0) {
       saveMean[ch] = float(mean);
       saveInvstd[ch] = float(invstd);
-      if (newRunningMean)
-        newRunningMean[ch] = float(momentum * mean +
-                                   (1.0 - momentum) * runningMean[ch]);
-      if (newRunningVar)
-        newRunningVar[ch] = float(momentum * varSum / double(count - 1) +
-                                  (1.0 - momentum) * runningVar[ch]);
     }
   }
 }
 
 inline void batchNormForward(Context &ctx, const float *x, const float *gamma,
-                             const float *beta, const float *runningMean,
-                             const float *runningVar, float *y,
-                             float *saveMean, float *saveInvstd,
-                             float *newRunningMean, float *newRunningVar,
-                             int64_t n, int64_t c, int64_t spatial,
-                             double momentum, double eps) {
+                             const float *beta, float *y, float *saveMean,
+                             float *saveInvstd, int64_t n, int64_t c,
+                             int64_t spatial, double eps) {
   if (c == 0)
     return;
   int threads = normThreadsFor(n * spatial, 1024);
   normBatchForwardKernel<<<normBlocksFor(c), threads, 0, ctx.stream>>>(
-      x, gamma, beta, runningMean, runningVar, y, saveMean, saveInvstd,
-      runningMean ? newRunningMean : nullptr,
-      runningVar ? newRunningVar : nullptr, n, c, spatial, momentum, eps);
+      x, gamma, beta, y, saveMean, saveInvstd, n, c, spatial, eps);
+  REMAT_CHECK_LAUNCH();
+}
+
+/// One block per channel; thread 0 reads the old statistic of its channel
+/// before it writes the new one, so the new statistics may be written into
+/// the old ones' buffers (state updated in place).
+__global__ void normBatchUpdateStatsKernel(const float *x,
+                                           const float *runningMean,
+                                           const float *runningVar,
+                                           float *newRunningMean,
+                                           float *newRunningVar, int64_t n,
+                                           int64_t c, int64_t spatial,
+                                           double momentum) {
+  __shared__ double partial[32];
+  const int64_t count = n * spatial;
+  for (int64_t ch = blockIdx.x; ch < c; ch += gridDim.x) {
+    double mean, varSum;
+    normBatchMoments(x, n, c, spatial, ch, partial, mean, varSum);
+    if (threadIdx.x == 0) {
+      float oldMean = runningMean[ch], oldVar = runningVar[ch];
+      newRunningMean[ch] = float(momentum * mean + (1.0 - momentum) * oldMean);
+      newRunningVar[ch] = float(momentum * varSum / double(count - 1) +
+                                (1.0 - momentum) * oldVar);
+    }
+  }
+}
+
+inline void batchNormUpdateStats(Context &ctx, const float *x,
+                                 const float *runningMean,
+                                 const float *runningVar,
+                                 float *newRunningMean, float *newRunningVar,
+                                 int64_t n, int64_t c, int64_t spatial,
+                                 double momentum) {
+  if (c == 0)
+    return;
+  int threads = normThreadsFor(n * spatial, 1024);
+  normBatchUpdateStatsKernel<<<normBlocksFor(c), threads, 0, ctx.stream>>>(
+      x, runningMean, runningVar, newRunningMean, newRunningVar, n, c, spatial,
+      momentum);
   REMAT_CHECK_LAUNCH();
 }
 

@@ -164,15 +164,19 @@ inline void upsampleBilinear2dBackward(Context &ctx, const float *dy,
 // Normalization. Batch norm: x [n, c, spatial...] as [n, c, spatial].
 //===----------------------------------------------------------------------===//
 
-/// Training-mode batch norm (batch statistics); new running stats =
-/// (1 - momentum) * old + momentum * batch stat (variance unbiased).
+/// Training-mode batch norm (batch statistics).
 inline void batchNormForward(Context &ctx, const float *x, const float *gamma,
-                             const float *beta, const float *runningMean,
-                             const float *runningVar, float *y,
-                             float *saveMean, float *saveInvstd,
-                             float *newRunningMean, float *newRunningVar,
-                             int64_t n, int64_t c, int64_t spatial,
-                             double momentum, double eps);
+                             const float *beta, float *y, float *saveMean,
+                             float *saveInvstd, int64_t n, int64_t c,
+                             int64_t spatial, double eps);
+/// New running stats = (1 - momentum) * old + momentum * batch stat
+/// (variance unbiased); the new ones may be the old ones' buffers.
+inline void batchNormUpdateStats(Context &ctx, const float *x,
+                                 const float *runningMean,
+                                 const float *runningVar,
+                                 float *newRunningMean, float *newRunningVar,
+                                 int64_t n, int64_t c, int64_t spatial,
+                                 double momentum);
 inline void batchNormBackward(Context &ctx, const float *dy, const float *x,
                               const float *gamma, const float *saveMean,
                               const float *saveInvstd, float *dx,

@@ -1,8 +1,8 @@
 //===- NNNormOps.td - batch and layer normalization ----------*- tablegen -*-===//
 //
 // Normalization ops in training mode, with their backward ops. Batch norm's
-// updated running statistics are results of their own, so that a
-// recomputation of the normalization never updates them twice.
+// running statistics are updated by an op of their own, never recomputed, so
+// that the normalization is a pure function that a recomputation may repeat.
 //
 //===----------------------------------------------------------------------===//
 
@@ -13,29 +13,47 @@ include "remat/Dialect/NN/IR/NNBase.td"
 
 def NN_BatchNormOp : NN_Op<"batch_norm", [
     AllTypesMatch<["input", "result"]>,
-    AllTypesMatch<["weight", "bias", "running_mean", "running_var", "save_mean",
-                   "save_invstd", "new_running_mean", "new_running_var"]>]> {
+    AllTypesMatch<["weight", "bias", "save_mean", "save_invstd"]>]> {
   let summary = "batch normalization with batch statistics (aten::native_batch_norm, training)";
   let description = [{
     Normalizes over every dimension but the channel dimension 1 of an input
     of rank 2 or more, then scales by `weight` and shifts by `bias` (both
-    [C]). Results: the output, the batch mean and inverse standard deviation
-    (saved for the backward), and the running statistics updated with
-    `momentum` (new = (1 - momentum) * old + momentum * batch statistic, the
-    variance unbiased), as ATen does in training mode.
+    [C]). Results: the output, and the batch mean and inverse standard
+    deviation (saved for the backward). No running statistics: a pure
+    function of its operands, so a recomputation reads and writes no state.
+    The running statistics are updated by `nn.batch_norm_update_stats`.
   }];
   let arguments = (ins NN_FloatTensor:$input, NN_FloatTensor:$weight,
-                       NN_FloatTensor:$bias, NN_FloatTensor:$running_mean,
-                       NN_FloatTensor:$running_var,
-                       DefaultValuedAttr<F64Attr, "0.1">:$momentum,
+                       NN_FloatTensor:$bias,
                        DefaultValuedAttr<F64Attr, "1e-5">:$eps);
   let results = (outs NN_FloatTensor:$result, NN_FloatTensor:$save_mean,
-                      NN_FloatTensor:$save_invstd,
-                      NN_FloatTensor:$new_running_mean,
+                      NN_FloatTensor:$save_invstd);
+  let assemblyFormat = [{
+    $input `,` $weight `,` $bias attr-dict `:` type($input) `,` type($weight)
+  }];
+  let hasVerifier = 1;
+}
+
+def NN_BatchNormUpdateStatsOp : NN_Op<"batch_norm_update_stats", [
+    AllTypesMatch<["running_mean", "running_var", "new_running_mean",
+                   "new_running_var"]>], ["isRecomputable"]> {
+  let summary = "batch norm's running statistics after one training step (aten::batch_norm_update_stats)";
+  let description = [{
+    The running statistics updated with the batch statistics of `input`
+    ([N, C, ...], per channel over every dimension but 1), as ATen does in
+    training mode: new = (1 - momentum) * old + momentum * batch statistic,
+    the variance unbiased (times M / (M - 1), M the elements per channel).
+    Its results are state (the new values of buffers), so it is never
+    recomputed.
+  }];
+  let arguments = (ins NN_FloatTensor:$input, NN_FloatTensor:$running_mean,
+                       NN_FloatTensor:$running_var,
+                       DefaultValuedAttr<F64Attr, "0.1">:$momentum);
+  let results = (outs NN_FloatTensor:$new_running_mean,
                       NN_FloatTensor:$new_running_var);
   let assemblyFormat = [{
-    $input `,` $weight `,` $bias `,` $running_mean `,` $running_var attr-dict
-    `:` type($input) `,` type($weight)
+    $input `,` $running_mean `,` $running_var attr-dict
+    `:` type($input) `,` type($running_mean)
   }];
   let hasVerifier = 1;
 }
