@@ -12,12 +12,12 @@ labels uniform below --classes, runs forward, cross entropy and autograd
 once, and with an optimizer one torch.optim step. Writes
   OUTDIR/inputs/<input>.npy, OUTDIR/inputs/labels.npy   for remat-run --inputs
   OUTDIR/expected/loss.npy
-  OUTDIR/expected/<buffer>.new.npy    every running statistic forward updated
+  OUTDIR/expected/<buffer>.npy        every running statistic forward updated
   OUTDIR/expected/<param>.grad.npy    (optimizer none) every parameter's gradient
-  OUTDIR/expected/<param>.new.npy and the optimizer state after the step
-      (<param>.momentum_buffer.new; <param>.exp_avg.new, <param>.exp_avg_sq.new,
-      step.new)
-named as remat-import and remat-autodiff name the step's results.
+  OUTDIR/expected/<param>.npy and the optimizer state after the step
+      (<param>.momentum_buffer; <param>.exp_avg, <param>.exp_avg_sq, step)
+named as remat-run names them: gradients by the step's result names, state
+updated in place by the name of the argument it updates.
 """
 
 import argparse
@@ -62,10 +62,10 @@ def make_optimizer(args, params):
 def optimizer_state(args, optimizer, name, param):
     state = optimizer.state[param]
     if args.optimizer == "sgd" and args.momentum != 0:
-        return {name + ".momentum_buffer.new": state["momentum_buffer"]}
+        return {name + ".momentum_buffer": state["momentum_buffer"]}
     if args.optimizer == "adam":
-        return {name + ".exp_avg.new": state["exp_avg"],
-                name + ".exp_avg_sq.new": state["exp_avg_sq"]}
+        return {name + ".exp_avg": state["exp_avg"],
+                name + ".exp_avg_sq": state["exp_avg_sq"]}
     return {}
 
 
@@ -99,7 +99,7 @@ def main():
     expected = {"loss": loss.detach()}
     for name, value in model.named_buffers():
         if value.is_floating_point() and not torch.equal(value, before[name]):
-            expected[name + ".new"] = value
+            expected[name] = value
     if optimizer is None:
         for name, param in params.items():
             grad = param.grad if param.grad is not None else torch.zeros_like(param)
@@ -107,10 +107,10 @@ def main():
     else:
         optimizer.step()
         for name, param in params.items():
-            expected[name + ".new"] = param.detach()
+            expected[name] = param.detach()
             expected.update(optimizer_state(args, optimizer, name, param))
         if args.optimizer == "adam":
-            expected["step.new"] = torch.tensor(1.0)
+            expected["step"] = torch.tensor(1.0)
 
     for sub in ("inputs", "expected"):
         os.makedirs(os.path.join(args.outdir, sub), exist_ok=True)

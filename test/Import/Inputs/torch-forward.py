@@ -10,7 +10,8 @@ runs forward once, and writes
   OUTDIR/inputs/<input name>.npy     what remat-run reads with --inputs
   OUTDIR/expected/output.npy         the forward's result (output.K for
                                      several)
-  OUTDIR/expected/<buffer>.new.npy   each running statistic forward updated
+  OUTDIR/expected/<buffer>.npy       each running statistic forward updated
+                                     (remat-run writes state under its name)
 so that compare-npy.py can check remat-import | remat-run against PyTorch.
 """
 
@@ -57,7 +58,7 @@ def main():
         outputs = {f"output.{i}": o for i, o in enumerate(outputs)}
     for name, value in model.named_buffers():
         if value.is_floating_point() and not torch.equal(value, before[name]):
-            outputs[name + ".new"] = value
+            outputs[name] = value
 
     os.makedirs(os.path.join(args.outdir, "inputs"), exist_ok=True)
     os.makedirs(os.path.join(args.outdir, "expected"), exist_ok=True)
