@@ -132,7 +132,7 @@ def main():
                  args.work, "--models", model])
         remat = remat_numbers(args, model, shapes, classes, args.work)
         torch = torch_numbers(args, model, shapes, classes)
-        raw[key] = {"remat": remat, "torch": torch}
+        raw[key] = {"remat_peaks": remat, "torch_step": torch}
         rows.append(
             f"| {name} | {setting} | {gb(remat['peak_nothing_recomputed'])} | "
             f"{gb(remat['smallest_peak'])} | {gb(remat['floor'])} | "
