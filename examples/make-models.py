@@ -19,10 +19,23 @@ torch seed (nothing is downloaded):
                positions, layer norm, multi-head attention written with
                matmul and softmax, GELU MLP, residuals, mean over tokens,
                linear head.
+  gpt          a GPT-style decoder on token ids: token embedding plus learned
+               positions; L pre-LN blocks (layer norm, causal multi-head
+               attention with a causal-mask buffer added to the scaled
+               scores, residual, layer norm, GELU MLP of width 4d, residual)
+               in an nn.ModuleList; final layer norm; untied linear head.
+               Returns [batch x tokens, vocabulary] logits, so cross entropy
+               on them is the token-level loss (labels: batch x tokens ids).
+               Defaults L=12, d=768, 12 heads, 256 tokens, vocabulary 8192
+               (98M parameters); --gpt-layers, --gpt-dim, --gpt-heads,
+               --gpt-tokens and --gpt-vocab change them.
+  gpt-tiny     the same GPT at L=2, d=32, 4 heads, 16 tokens, vocabulary 64,
+               for tests.
 
-Usage: make-models.py OUTDIR [--models a,b,...]
-Writes OUTDIR/<model>.scripted.pt and OUTDIR/<model>.traced.pt. Run with
-/usr/bin/python3 (Debian's torch 1.13 and torchvision).
+Usage: make-models.py OUTDIR [--models a,b,...] [--gpt-layers L ...]
+Writes OUTDIR/<model>.scripted.pt and OUTDIR/<model>.traced.pt. The default
+is every model but gpt (98M parameters: 390 MB a file); name it in --models.
+Run with /usr/bin/python3 (Debian's torch 1.13 and torchvision).
 """
 
 import argparse
@@ -125,6 +138,75 @@ class TransformerBlock(nn.Module):
         return self.head(x.mean(dim=1))
 
 
+class CausalSelfAttention(nn.Module):
+    def __init__(self, dim, heads):
+        super().__init__()
+        self.heads = heads
+        self.head_dim = dim // heads
+        self.query = nn.Linear(dim, dim)
+        self.key = nn.Linear(dim, dim)
+        self.value = nn.Linear(dim, dim)
+        self.proj = nn.Linear(dim, dim)
+
+    def split_heads(self, x):
+        batch, tokens, dim = x.shape
+        x = x.reshape(batch, tokens, self.heads, self.head_dim)
+        return x.permute(0, 2, 1, 3)
+
+    def forward(self, x, mask):
+        batch, tokens, dim = x.shape
+        q = self.split_heads(self.query(x))
+        k = self.split_heads(self.key(x))
+        v = self.split_heads(self.value(x))
+        scores = torch.matmul(q, k.transpose(-2, -1)) / math.sqrt(self.head_dim)
+        attn = torch.softmax(scores + mask, dim=-1)
+        out = torch.matmul(attn, v).transpose(1, 2).reshape(batch, tokens, dim)
+        return self.proj(out)
+
+
+class GPTBlock(nn.Module):
+    def __init__(self, dim, heads):
+        super().__init__()
+        self.norm1 = nn.LayerNorm(dim)
+        self.attn = CausalSelfAttention(dim, heads)
+        self.norm2 = nn.LayerNorm(dim)
+        self.mlp = nn.Sequential(nn.Linear(dim, 4 * dim), nn.GELU(),
+                                 nn.Linear(4 * dim, dim))
+
+    def forward(self, x, mask):
+        x = x + self.attn(self.norm1(x), mask)
+        return x + self.mlp(self.norm2(x))
+
+
+class GPT(nn.Module):
+    """A GPT-style decoder; forward(ids [B, T]) -> logits [B*T, vocab]."""
+
+    def __init__(self, layers=12, dim=768, heads=12, tokens=256, vocab=8192):
+        super().__init__()
+        self.vocab = vocab
+        self.embed = nn.Embedding(vocab, dim)
+        self.position = nn.Parameter(torch.randn(tokens, dim) * 0.02)
+        self.blocks = nn.ModuleList([GPTBlock(dim, heads) for _ in range(layers)])
+        self.norm = nn.LayerNorm(dim)
+        self.head = nn.Linear(dim, vocab)
+        # Added to the attention scores: -inf above the diagonal, so token t
+        # attends to tokens 0..t only. One buffer, shared by every block.
+        self.register_buffer(
+            "mask", torch.full((tokens, tokens), float("-inf")).triu(1))
+
+    def forward(self, ids):
+        x = self.embed(ids) + self.position
+        for block in self.blocks:
+            x = block(x, self.mask)
+        logits = self.head(self.norm(x))
+        return logits.reshape(-1, self.vocab)
+
+
+# The gpt model's size; --gpt-* options change it.
+GPT_CONFIG = {"layers": 12, "dim": 768, "heads": 12, "tokens": 256, "vocab": 8192}
+GPT_TINY_CONFIG = {"layers": 2, "dim": 32, "heads": 4, "tokens": 16, "vocab": 64}
+
+
 def resnet18():
     import torchvision
     return torchvision.models.resnet18(num_classes=10)
@@ -138,7 +220,15 @@ MODELS = {
                              lambda: torch.randn(2, 1, 8, 8)),
     "resnet18": (resnet18, lambda: torch.randn(2, 3, 64, 64)),
     "transformer": (TransformerBlock, lambda: torch.randint(0, 64, (2, 16))),
+    "gpt": (lambda: GPT(**GPT_CONFIG),
+            lambda: torch.randint(0, GPT_CONFIG["vocab"], (2, GPT_CONFIG["tokens"]))),
+    "gpt-tiny": (lambda: GPT(**GPT_TINY_CONFIG),
+                 lambda: torch.randint(0, GPT_TINY_CONFIG["vocab"],
+                                       (2, GPT_TINY_CONFIG["tokens"]))),
 }
+
+# Written when --models is not given: gpt is large.
+DEFAULT_MODELS = [name for name in MODELS if name != "gpt"]
 
 
 def save(name, outdir):
@@ -158,8 +248,15 @@ def save(name, outdir):
 def main():
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("outdir")
-    parser.add_argument("--models", default=",".join(MODELS))
+    parser.add_argument("--models", default=",".join(DEFAULT_MODELS))
+    for key in GPT_CONFIG:
+        parser.add_argument(f"--gpt-{key}", type=int, default=GPT_CONFIG[key],
+                            help=f"the gpt model's {key} (default {GPT_CONFIG[key]})")
     args = parser.parse_args()
+    for key in GPT_CONFIG:
+        GPT_CONFIG[key] = getattr(args, f"gpt_{key}")
+    if GPT_CONFIG["dim"] % GPT_CONFIG["heads"]:
+        sys.exit("make-models.py: --gpt-dim must be a multiple of --gpt-heads")
     os.makedirs(args.outdir, exist_ok=True)
     for name in args.models.split(","):
         if name not in MODELS:

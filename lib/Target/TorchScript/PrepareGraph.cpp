@@ -12,6 +12,7 @@
 #include "mlir/IR/Builders.h"
 #include "mlir/IR/Diagnostics.h"
 #include "llvm/ADT/STLExtras.h"
+#include "llvm/ADT/StringExtras.h"
 #include "llvm/ADT/StringRef.h"
 
 #include <torch/csrc/jit/passes/constant_propagation.h>
@@ -24,6 +25,7 @@
 #include <algorithm>
 #include <map>
 #include <numeric>
+#include <optional>
 #include <unordered_map>
 
 using namespace mlir;
@@ -97,6 +99,60 @@ static std::vector<jit::Node *> getAllNodes(jit::Graph &graph) {
   std::vector<jit::Node *> nodes;
   collectNodes(graph.block(), nodes);
   return nodes;
+}
+
+//===----------------------------------------------------------------------===//
+// Inlining
+//===----------------------------------------------------------------------===//
+
+/// The dotted path of the submodule that `value` holds when it is read from
+/// the graph's `self` by a chain of `prim::GetAttr` ("blocks.0"), or nothing.
+static std::optional<std::string> getSubmodulePath(jit::Value *value,
+                                                   jit::Value *self) {
+  std::vector<std::string> names;
+  while (value != self) {
+    jit::Node *node = value->node();
+    if (node->kind() != c10::prim::GetAttr)
+      return std::nullopt;
+    names.push_back(node->s(c10::attr::name));
+    value = node->input(0);
+  }
+  std::reverse(names.begin(), names.end());
+  return llvm::join(names, ".");
+}
+
+/// Inlines every call in `graph`, each callee's own calls first (as
+/// LibTorch's inliner does, so that the inlined call stacks nest). LibTorch's
+/// inliner names the module instance of a method call by the last attribute
+/// read only: "0" for `self.blocks[0]`, losing the nn.ModuleList's name
+/// "blocks". Here the instance is named by its whole path from the calling
+/// method's `self` ("blocks.0"), so getModulePath joins the full path.
+static void inlineCalls(jit::Graph &graph) {
+  jit::Value *self = graph.inputs().empty() ? nullptr : graph.inputs()[0];
+  for (jit::Node *node : getAllNodes(graph)) {
+    if (node->kind() != c10::prim::CallMethod &&
+        node->kind() != c10::prim::CallFunction)
+      continue;
+    jit::GraphFunction *callee = jit::tryToGraphFunction(node);
+    if (!callee)
+      continue;
+    std::shared_ptr<jit::Graph> body = callee->graph()->copy();
+    inlineCalls(*body);
+    jit::Node *getAttr = node->input(0)->node();
+    std::optional<std::string> path;
+    if (node->kind() == c10::prim::CallMethod &&
+        getAttr->kind() == c10::prim::GetAttr)
+      path = getSubmodulePath(node->input(0), self);
+    std::string name = path ? getAttr->s(c10::attr::name) : std::string();
+    if (path)
+      getAttr->s_(c10::attr::name, *path);
+    // A function call's first input is the function itself.
+    if (node->kind() == c10::prim::CallFunction)
+      node->removeInput(0);
+    jit::inlineCallTo(node, callee, body.get());
+    if (path)
+      getAttr->s_(c10::attr::name, name);
+  }
 }
 
 //===----------------------------------------------------------------------===//
@@ -638,7 +694,7 @@ torchscript::prepareGraph(jit::Module &module,
   PreparedGraph prepared;
   prepared.graph = forward->graph()->copy();
   jit::Graph &graph = *prepared.graph;
-  jit::Inline(graph);
+  inlineCalls(graph);
   if (failed(setInputTypes(graph, inputTypes, prepared, fileLoc)))
     return failure();
   AttributeLifter lifter(graph, prepared, fileLoc);

@@ -8,7 +8,7 @@
 
 Loads MODEL.pt in training mode, draws each input of forward from a seeded
 torch generator (floats normal(0, 1), integers uniform below --int-high) and
-labels uniform below --classes, runs forward, cross entropy and autograd
+labels uniform below --classes (one per row of the [N, C] logits), runs forward, cross entropy and autograd
 once, and with an optimizer one torch.optim step. Writes
   OUTDIR/inputs/<input>.npy, OUTDIR/inputs/labels.npy   for remat-run --inputs
   OUTDIR/expected/loss.npy
@@ -87,13 +87,15 @@ def main():
     names = [a.name for a in model.forward.schema.arguments[1:]]
     generator = torch.Generator().manual_seed(args.seed)
     inputs = draw_inputs(args, generator)
-    batch = inputs[0].shape[0]
-    labels = torch.randint(0, args.classes, (batch,), generator=generator)
-
     before = {k: v.clone() for k, v in model.named_buffers()}
     params = dict(model.named_parameters())
     optimizer = make_optimizer(args, list(params.values()))
-    loss = F.cross_entropy(model(*inputs), labels)
+    logits = model(*inputs)
+    # One label per row of the [N, C] logits: the batch, or batch x tokens
+    # for a model that returns token-level logits.
+    labels = torch.randint(0, args.classes, (logits.shape[0],),
+                           generator=generator)
+    loss = F.cross_entropy(logits, labels)
     loss.backward()
 
     expected = {"loss": loss.detach()}
