@@ -9,6 +9,7 @@
 
 #include "remat/Dialect/Remat/IR/RematDialect.h"
 #include "remat/Analysis/MemoryPlan.h"
+#include "remat/Analysis/ValueStorage.h"
 
 #include "mlir/IR/BuiltinAttributes.h"
 #include "llvm/ADT/DenseMap.h"
@@ -145,6 +146,12 @@ mlir::remat::buildStepReport(FunctionOpInterface function,
   StepReport report;
   report.function = function.getName().str();
   report.argumentBytes = analysis->getArgumentBytes();
+  report.updatedInPlaceBytes = analysis->getUpdatedArgumentBytes();
+  ValueStorage storage(function);
+  for (BlockArgument argument :
+       function.getFunctionBody().front().getArguments())
+    if (storage.getUpdate(argument))
+      report.updatedInPlace.push_back(getValueName(argument));
   report.peakBytesBefore = report.peakBytesAfter = analysis->getPeakBytes();
   report.peakBreakdown = analysis->getBreakdown(analysis->getPeakStep());
   if (Operation *peakOp = analysis->getPeakOp())
@@ -216,6 +223,8 @@ static void writeReport(llvm::json::OStream &json, const StepReport &report) {
     json.attribute("function", report.function);
     writeOptional(json, "budget_bytes", report.budgetBytes);
     json.attribute("argument_bytes", report.argumentBytes);
+    json.attribute("updated_in_place_bytes", report.updatedInPlaceBytes);
+    writeStringArray(json, "updated_in_place", report.updatedInPlace);
     json.attribute("arena_bytes", report.arenaBytes);
     json.attribute("peak_bytes_before", report.peakBytesBefore);
     json.attribute("peak_bytes_after", report.peakBytesAfter);

@@ -47,3 +47,14 @@ func.func @recompute_before_update(
   %nw = nn.sgd %w, %e {remat.name = "w.sgd", remat.phase = "update", lr = 0.1 : f64} : (tensor<64xf32>, tensor<64xf32>) -> tensor<64xf32>
   return %e, %nw : tensor<64xf32>, tensor<64xf32>
 }
+
+// The report says what is updated in place (the file holds the last
+// function's report).
+// RUN: remat-opt %s -split-input-file --report=%t.json -o /dev/null
+// RUN: FileCheck %s --check-prefix=REPORT < %t.json
+// REPORT: "function": "recompute_before_update",
+// REPORT: "argument_bytes": 512,
+// REPORT-NEXT: "updated_in_place_bytes": 256,
+// REPORT-NEXT: "updated_in_place": [
+// REPORT-NEXT: "w"
+// REPORT-NEXT: ],

@@ -40,6 +40,11 @@ struct StepReport {
   std::string function;
   std::optional<int64_t> budgetBytes;
   int64_t argumentBytes = 0;
+  /// The arguments whose buffers receive their new value (weights,
+  /// optimizer state, running statistics, the step counter), by name, and
+  /// their bytes: part of argumentBytes, no arena bytes for the new values.
+  std::vector<std::string> updatedInPlace;
+  int64_t updatedInPlaceBytes = 0;
   int64_t arenaBytes = 0;
   int64_t peakBytesBefore = 0;
   int64_t peakBytesAfter = 0;
