@@ -3,7 +3,7 @@
 
   python3 bench/side_by_side.py [--models neta,resnet18,gpt] [--work DIR]
                                 [--build build] [--threads 1] [--reuse-torch]
-                                [--out side-by-side.md]
+                                [--unit GB|MB] [--out side-by-side.md]
 
 For each model (Adam, float32, the batch below):
 
@@ -11,6 +11,8 @@ For each model (Adam, float32, the batch below):
   resnet18   16x3x128x128  (10 classes)
   gpt        8x256 tokens  the GPT-style model at its defaults (97.8M parameters)
   gpt-tiny   4x16 tokens   its tiny configuration (for tests; not in the default list)
+  small-convnet, small-convnet-digits, transformer: the other example models
+             (256x3x4x4, 64x1x8x8, 32x16 tokens; not in the default list; --unit MB)
 
 makes the TorchScript model (examples/make-models.py), then
 
@@ -48,6 +50,12 @@ CONFIGS = {
     "neta": ("NetA", "neta", ["61x3x224x224xf32"], 10, "batch 61, 3x224x224"),
     "resnet18": ("resnet18", "resnet18", ["16x3x128x128xf32"], 10, "batch 16, 3x128x128"),
     "gpt": ("GPT-style", "gpt", ["8x256xi64"], 8192, "batch 8, 256 tokens"),
+    "small-convnet": ("small conv net", "small-convnet", ["256x3x4x4xf32"], 10,
+                      "batch 256, 3x4x4"),
+    "small-convnet-digits": ("small conv net (digits)", "small-convnet-digits",
+                             ["64x1x8x8xf32"], 10, "batch 64, 1x8x8"),
+    "transformer": ("transformer block", "transformer", ["32x16xi64"], 10,
+                    "batch 32, 16 tokens"),
     # For tests: seconds, not minutes.
     "gpt-tiny": ("GPT-style, tiny", "gpt-tiny", ["4x16xi64"], 64, "batch 4, 16 tokens"),
 }
@@ -106,8 +114,12 @@ def torch_numbers(args, model, shapes, classes):
         return json.load(f)
 
 
-def gb(value):
-    return "n/a" if value is None else f"{value / 1e9:.3f}"
+UNITS = {"GB": 1e9, "MB": 1e6}
+
+
+def formatter(unit):
+    scale = UNITS[unit]
+    return lambda value: "n/a" if value is None else f"{value / scale:.3f}"
 
 
 def main():
@@ -117,8 +129,11 @@ def main():
     parser.add_argument("--build", default=os.path.join(ROOT, "build"))
     parser.add_argument("--threads", type=int, default=1)
     parser.add_argument("--reuse-torch", action="store_true")
+    parser.add_argument("--unit", choices=sorted(UNITS), default="GB",
+                        help="unit of the table's figures (10^9 or 10^6 bytes)")
     parser.add_argument("--out")
     args = parser.parse_args()
+    gb = formatter(args.unit)
     os.makedirs(args.work, exist_ok=True)
 
     rows, raw = [], {}
@@ -142,7 +157,7 @@ def main():
             f"{gb(torch['saved_activation_bytes'])} |")
 
     table = "\n".join([
-        "| model (Adam, fp32) | setting | remat: nothing recomputed | remat: smallest "
+        f"| model (Adam, fp32; {args.unit}) | setting | remat: nothing recomputed | remat: smallest "
         "reachable | remat: floor | remat: arguments | PyTorch: measured peak | "
         "PyTorch: before the step | parameters | gradients | optimizer state | "
         "saved for backward |",
