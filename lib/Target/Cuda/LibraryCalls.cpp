@@ -106,9 +106,10 @@ static bool isAliasSafe(Operation *op, unsigned operandIndex,
     return true; // param, grad, momentum buffer: element i by thread i
   if (isa<nn::AdamOp>(op))
     return operandIndex != 4; // not the step, which every block reads
-  if (isa<nn::BatchNormOp>(op))
-    // running mean (3) -> new running mean (3), running var (4) -> (4).
-    return operandIndex >= 3 && operandIndex == resultIndex;
+  if (isa<nn::BatchNormUpdateStatsOp>(op))
+    // running mean (1) -> new running mean (0), running var (2) -> (1):
+    // thread 0 of each channel's block reads the old value, then writes.
+    return operandIndex >= 1 && operandIndex == resultIndex + 1;
   return false;
 }
 
