@@ -223,6 +223,25 @@ Simulation mlir::remat::simulate(const RematProblem &problem,
     }
   }
 
+  // A returned view keeps the instance of its owner it was made from (the
+  // first instance of the view is returned) to the end.
+  for (int64_t step = 0; step < numSteps; ++step) {
+    const RematNode &node = problem.nodes[schedule.steps[step]];
+    if (first[schedule.steps[step]] != step)
+      continue;
+    for (size_t index = 0; index < node.results.size(); ++index) {
+      const RematValue &value = problem.values[node.results[index]];
+      if (!value.isOutput || value.viewOf < 0)
+        continue;
+      int64_t instance = viewMadeFrom[step][index];
+      const RematNode &owner =
+          problem.nodes[problem.values[value.viewOf].producer];
+      size_t ownerIndex = std::find(owner.results.begin(), owner.results.end(),
+                                    value.viewOf) -
+                          owner.results.begin();
+      lastRead[instance][ownerIndex] = numSteps - 1;
+    }
+  }
   for (int64_t step = 0; step < numSteps; ++step) {
     const RematNode &node = problem.nodes[schedule.steps[step]];
     bool isFirst = first[schedule.steps[step]] == step;

@@ -128,13 +128,23 @@ bool ScheduleBuilder::mayRecomputeAtNextRead(ValueId value) {
   if (!recoverable[value])
     return false;
   std::optional<int64_t> next = nextRead(value);
-  return !next || *next <= recoverableUntil[value];
+  if (next && *next > recoverableUntil[value])
+    return false;
+  // Its views leave with it and are made again where read.
+  for (ValueId view : viewsOf[value])
+    if (resident[view] && nextRead(view) &&
+        (!recoverable[view] ||
+         problem.nodes[problem.values[view].producer].policy ==
+             NodePolicy::Keep ||
+         *nextRead(view) > recoverableUntil[view]))
+      return false;
+  return true;
 }
 
 bool ScheduleBuilder::mayEvict(ValueId value) {
   const RematValue &info = problem.values[value];
-  // Views own no bytes; they leave with their owner.
-  if (info.viewOf >= 0 || info.isOutput || pins[value] != 0 ||
+  // Views own no bytes (they leave with their owner), nor do updates.
+  if (info.viewOf >= 0 || info.bytes == 0 || info.isOutput || pins[value] != 0 ||
       problem.nodes[info.producer].policy == NodePolicy::Keep ||
       !mayRecomputeAtNextRead(value))
     return false;
@@ -277,6 +287,12 @@ void ScheduleBuilder::emit(NodeId id, bool recompute) {
   if (static_cast<int64_t>(schedule.steps.size()) > maxSteps)
     abandoned = true;
   const RematNode &node = problem.nodes[id];
+  // A recomputation makes new instances of all the node's results, also of
+  // those still resident: views made from the old instances are stale.
+  if (recompute)
+    for (ValueId result : node.results)
+      for (ValueId view : viewsOf[result])
+        setResident(view, false);
   for (ValueId result : node.results) {
     // Pinned values are read by a node being prepared (a recomputation
     // reads values whose last read in the starting order has passed).
@@ -346,9 +362,16 @@ void ScheduleBuilder::releaseAfter(NodeId id) {
 
 void ScheduleBuilder::processNode(NodeId id) {
   pin(id, +1);
-  for (ValueId operand : problem.nodes[id].operands)
-    if (!resident[operand])
-      ensureResident(operand);
+  // Bringing one operand back can make a view among the others stale (its
+  // owner's producer ran again): repeat until all are resident.
+  for (bool complete = false; !complete && !abandoned;) {
+    complete = true;
+    for (ValueId operand : problem.nodes[id].operands)
+      if (!resident[operand]) {
+        ensureResident(operand);
+        complete = false;
+      }
+  }
   emit(id, /*recompute=*/firstDone[id]);
   pin(id, -1);
   ++position;

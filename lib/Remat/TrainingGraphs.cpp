@@ -73,6 +73,9 @@ mlir::remat::generateTrainingGraph(const TrainingGraphOptions &options) {
     std::vector<ValueId> operands = {grad, forward.results.front()};
     operands.insert(operands.end(), forward.operands.begin(),
                     forward.operands.end());
+    if (i + 1 < layers && options.lateReadProbability > 0 &&
+        rng.unit() < options.lateReadProbability)
+      operands.push_back(activation[rng.uniform(i + 1, layers - 1)]);
     int64_t inputBytes =
         i > 0 ? problem.values[activation[i - 1]].bytes : options.minBytes;
     NodeId backward =

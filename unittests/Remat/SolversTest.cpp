@@ -93,6 +93,7 @@ TEST(Solvers, StateUpdatedInPlaceAndViewsGiveValidSchedules) {
     graph.skipProbability = (seed % 3) * 0.25;
     graph.updatesInPlace = true;
     graph.viewProbability = 0.4;
+    graph.lateReadProbability = 0.3;
     RematProblem problem = generateTrainingGraph(graph);
     ASSERT_EQ(problem.verify(), "") << "seed " << seed;
     int64_t peak = simulate(problem, getStartingSchedule(problem)).peakBytes;

@@ -32,6 +32,10 @@ struct TrainingGraphOptions {
   bool updatesInPlace = false;
   /// Chance that a layer's output is read by the next layer through a view.
   double viewProbability = 0.0;
+  /// Chance that a backward node also reads a later layer's output, whose
+  /// weight (with updatesInPlace) is by then updated: that output can no
+  /// longer be recomputed and must be kept.
+  double lateReadProbability = 0.0;
   uint64_t seed = 1;
 };
 

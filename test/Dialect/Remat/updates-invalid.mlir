@@ -122,3 +122,35 @@ func.func @stats_read_after_update(%x: tensor<4x3xf32> {remat.name = "x", remat.
   %am, %av = nn.batch_norm_update_stats %x, %m, %v {remat.name = "again", remat.phase = "forward"} : tensor<4x3xf32>, tensor<3xf32>
   return %nm, %am : tensor<3xf32>, tensor<3xf32>
 }
+
+// -----
+
+// Returning the old value beside its update: the caller would find the new
+// value in that buffer.
+// expected-error @+1 {{result 1: 'w' is returned (itself or through a view) after the op that writes its new value into its buffer}}
+func.func @old_value_returned(%w: tensor<4xf32> {remat.name = "w", remat.role = "weight"},
+                              %g: tensor<4xf32> {remat.name = "g", remat.role = "input"})
+    -> (tensor<2x2xf32>, tensor<4xf32> {remat.updates = "w"}) {
+  %v = nn.reshape %w {remat.name = "w.view"} : tensor<4xf32> -> tensor<2x2xf32>
+  // expected-note @+1 {{the update}}
+  %n = nn.sgd %w, %g {lr = 0.1 : f64, remat.name = "w.sgd", remat.phase = "update"} : (tensor<4xf32>, tensor<4xf32>) -> tensor<4xf32>
+  return %v, %n : tensor<2x2xf32>, tensor<4xf32>
+}
+
+// -----
+
+// A declaration may say which result updates which argument.
+func.func private @declared(tensor<4xf32> {remat.name = "w", remat.role = "weight"})
+    -> (tensor<4xf32> {remat.updates = "w"})
+
+// -----
+
+// A body whose arguments do not match the signature is the function
+// verifier's to report, not a crash of the remat.updates check.
+// expected-error @+1 {{entry block must have 1 arguments to match function signature}}
+"func.func"() <{function_type = (tensor<4xf32>) -> tensor<4xf32>, sym_name = "mismatched",
+               arg_attrs = [{remat.name = "w", remat.role = "weight"}],
+               res_attrs = [{remat.updates = "w"}]}> ({
+^bb0(%a: tensor<4xf32>, %b: tensor<4xf32>):
+  "func.return"(%a) : (tensor<4xf32>) -> ()
+}) : () -> ()

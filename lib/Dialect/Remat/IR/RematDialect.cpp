@@ -116,18 +116,27 @@ StringRef mlir::remat::getOpName(Operation *op) {
   return name ? name.getValue() : StringRef();
 }
 
+std::optional<unsigned>
+mlir::remat::findArgumentIndexByName(FunctionOpInterface function,
+                                     StringRef name) {
+  for (unsigned index = 0, e = function.getNumArguments(); index < e; ++index) {
+    auto argName = function.getArgAttrOfType<StringAttr>(index, attr::kName);
+    if (argName && argName.getValue() == name)
+      return index;
+  }
+  return std::nullopt;
+}
+
 BlockArgument mlir::remat::findArgumentByName(FunctionOpInterface function,
                                               StringRef name) {
+  std::optional<unsigned> index = findArgumentIndexByName(function, name);
   Region &body = function.getFunctionBody();
-  if (body.empty())
+  // The body's arguments follow the signature's once the function verifies;
+  // before, a mismatch is the function verifier's to report.
+  if (!index || body.empty() ||
+      body.front().getNumArguments() != function.getNumArguments())
     return {};
-  for (BlockArgument argument : body.front().getArguments()) {
-    auto argName = function.getArgAttrOfType<StringAttr>(
-        argument.getArgNumber(), attr::kName);
-    if (argName && argName.getValue() == name)
-      return argument;
-  }
-  return {};
+  return body.front().getArgument(*index);
 }
 
 BlockArgument mlir::remat::getUpdatedArgument(FunctionOpInterface function,
@@ -280,8 +289,8 @@ Operation *findReadAfter(Block &block, BlockArgument argument,
         continue;
       if (isa<ViewLikeOpInterface>(reader) && reader->getNumResults() == 1)
         values.push_back(reader->getResult(0));
-      if (reader->hasTrait<OpTrait::IsTerminator>())
-        continue;
+      // Returning the old value (or a view of it) reads it at the end, after
+      // the update: the caller would find the new value there.
       if (update->isBeforeInBlock(reader) &&
           (!first || reader->isBeforeInBlock(first)))
         first = reader;
@@ -299,11 +308,12 @@ LogicalResult verifyStateUpdate(FunctionOpInterface function, unsigned index,
                                 function_ref<InFlightDiagnostic()> emitError) {
   StringRef name =
       function.getResultAttrOfType<StringAttr>(index, attr::kUpdates).getValue();
-  BlockArgument argument = getUpdatedArgument(function, index);
-  if (!argument)
+  std::optional<unsigned> argumentIndex =
+      findArgumentIndexByName(function, name);
+  if (!argumentIndex)
     return emitError() << "'" << attr::kUpdates << "' names '" << name
                        << "', which is no argument's remat.name";
-  auto role = function.getArgAttrOfType<StringAttr>(argument.getArgNumber(),
+  auto role = function.getArgAttrOfType<StringAttr>(*argumentIndex,
                                                     attr::kRole);
   std::optional<ArgumentRole> parsed =
       role ? parseArgumentRole(role.getValue()) : std::nullopt;
@@ -314,16 +324,20 @@ LogicalResult verifyStateUpdate(FunctionOpInterface function, unsigned index,
     return emitError() << "'" << attr::kUpdates << "' names '" << name
                        << "', which is not an argument of role weight, "
                           "buffer, opt_state or step";
-  if (function.getResultTypes()[index] != argument.getType())
-    return emitError() << "updates '" << name << "' of type "
-                       << argument.getType() << " with a value of type "
+  Type argumentType = function.getArgumentTypes()[*argumentIndex];
+  if (function.getResultTypes()[index] != argumentType)
+    return emitError() << "updates '" << name << "' of type " << argumentType
+                       << " with a value of type "
                        << function.getResultTypes()[index];
   for (unsigned other = 0; other < index; ++other)
-    if (getUpdatedArgument(function, other) == argument)
+    if (auto earlier =
+            function.getResultAttrOfType<StringAttr>(other, attr::kUpdates);
+        earlier && earlier.getValue() == name)
       return emitError() << "updates '" << name << "', which result " << other
                          << " already updates";
   Region &body = function.getFunctionBody();
-  if (body.empty() || !body.hasOneBlock() || !body.front().mightHaveTerminator())
+  BlockArgument argument = findArgumentByName(function, name);
+  if (!argument || !body.hasOneBlock() || !body.front().mightHaveTerminator())
     return success(); // declarations and malformed bodies: nothing to order
   Block &block = body.front();
   Operation *terminator = block.getTerminator();
@@ -345,6 +359,12 @@ LogicalResult verifyStateUpdate(FunctionOpInterface function, unsigned index,
                          << "returned as result " << use.getOperandNumber();
   if (Operation *reader = findReadAfter(block, argument, writer)) {
     InFlightDiagnostic diagnostic = emitError();
+    if (reader->hasTrait<OpTrait::IsTerminator>()) {
+      diagnostic << "'" << name << "' is returned (itself or through a view) "
+                    "after the op that writes its new value into its buffer";
+      diagnostic.attachNote(writer->getLoc()) << "the update";
+      return diagnostic;
+    }
     diagnostic << "'" << name << "' is read by '" << reader->getName()
                << "'";
     if (StringRef readerName = getOpName(reader); !readerName.empty())

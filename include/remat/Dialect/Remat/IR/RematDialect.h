@@ -55,7 +55,13 @@ std::optional<Phase> parsePhase(llvm::StringRef spelling);
 llvm::StringRef stringifyArgumentRole(ArgumentRole role);
 llvm::StringRef stringifyPhase(Phase phase);
 
-/// The argument of `function` whose `remat.name` is `name`, or null.
+/// The index of the argument of `function` whose `remat.name` is `name`.
+std::optional<unsigned> findArgumentIndexByName(FunctionOpInterface function,
+                                                llvm::StringRef name);
+
+/// The body's argument of `function` whose `remat.name` is `name`; null for a
+/// declaration, an unknown name, or a body whose arguments do not match the
+/// signature.
 BlockArgument findArgumentByName(FunctionOpInterface function,
                                  llvm::StringRef name);
 
