@@ -138,20 +138,9 @@ class TransformerBlock(nn.Module):
         return self.head(x.mean(dim=1))
 
 
-class CausalSelfAttention(nn.Module):
-    def __init__(self, dim, heads):
-        super().__init__()
-        self.heads = heads
-        self.head_dim = dim // heads
-        self.query = nn.Linear(dim, dim)
-        self.key = nn.Linear(dim, dim)
-        self.value = nn.Linear(dim, dim)
-        self.proj = nn.Linear(dim, dim)
-
-    def split_heads(self, x):
-        batch, tokens, dim = x.shape
-        x = x.reshape(batch, tokens, self.heads, self.head_dim)
-        return x.permute(0, 2, 1, 3)
+class CausalSelfAttention(Attention):
+    """Attention whose scores get an additive mask (the causal-mask buffer)
+    before the softmax."""
 
     def forward(self, x, mask):
         batch, tokens, dim = x.shape

@@ -34,6 +34,27 @@ std::optional<SolverResult> solveByName(const RematProblem &problem,
 const char *kSolvers[] = {"none",  "segments=2", "segments=3", "sqrt",
                           "marks", "chain",      "heuristic", "auto"};
 
+/// Checks one solver's result: valid by simulate(), within the budget exactly
+/// when the solver says feasible or optimal, and never below the floor.
+void checkResult(const SolverResult &result, llvm::StringRef name,
+                 uint64_t seed, int64_t budget, int64_t floor) {
+  ASSERT_TRUE(result.simulation.valid)
+      << name.str() << " seed " << seed << ": " << result.simulation.error;
+  if (result.status == SolveStatus::Feasible ||
+      result.status == SolveStatus::Optimal)
+    ASSERT_LE(result.simulation.peakBytes, budget)
+        << name.str() << " seed " << seed;
+  else
+    ASSERT_GT(result.simulation.peakBytes, budget)
+        << name.str() << " seed " << seed;
+  ASSERT_GE(result.simulation.peakBytes, floor);
+}
+
+bool isFit(const SolverResult &result) {
+  return result.status == SolveStatus::Feasible ||
+         result.status == SolveStatus::Optimal;
+}
+
 TEST(Solvers, RandomTrainingGraphsGiveValidSchedules) {
   int feasibleHeuristic = 0;
   for (uint64_t seed = 1; seed <= 400; ++seed) {
@@ -60,16 +81,9 @@ TEST(Solvers, RandomTrainingGraphsGiveValidSchedules) {
         ASSERT_TRUE(result) << error;
         if (result->status == SolveStatus::NotApplicable)
           continue;
-        ASSERT_TRUE(result->simulation.valid)
-            << name << " seed " << seed << ": " << result->simulation.error;
-        if (result->status == SolveStatus::Feasible ||
-            result->status == SolveStatus::Optimal)
-          ASSERT_LE(result->simulation.peakBytes, options.budgetBytes)
-              << name << " seed " << seed;
-        else
-          ASSERT_GT(result->simulation.peakBytes, options.budgetBytes)
-              << name << " seed " << seed;
-        ASSERT_GE(result->simulation.peakBytes, floor);
+        checkResult(*result, name, seed, options.budgetBytes, floor);
+        if (HasFatalFailure())
+          return;
         if (std::string(name) == "heuristic" &&
             result->status == SolveStatus::Feasible)
           ++feasibleHeuristic;
@@ -113,14 +127,10 @@ TEST(Solvers, StateUpdatedInPlaceAndViewsGiveValidSchedules) {
         ASSERT_TRUE(result) << error;
         if (result->status == SolveStatus::NotApplicable)
           continue;
-        ASSERT_TRUE(result->simulation.valid)
-            << name << " seed " << seed << ": " << result->simulation.error;
-        if (result->status == SolveStatus::Feasible ||
-            result->status == SolveStatus::Optimal) {
-          ASSERT_LE(result->simulation.peakBytes, options.budgetBytes)
-              << name << " seed " << seed;
-          ++feasible;
-        }
+        checkResult(*result, name, seed, options.budgetBytes, floor);
+        if (HasFatalFailure())
+          return;
+        feasible += isFit(*result);
       }
     }
   }
