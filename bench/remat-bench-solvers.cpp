@@ -6,6 +6,9 @@
 // extra compute (% of the step as given) and solve time.
 //
 //   remat-bench-solvers GRAPH.json...        public graphs
+//   remat-bench-solvers STEP.mlir...         training steps (the first
+//                                            function with a body, costed
+//                                            on the h200 profile)
 //   remat-bench-solvers --generate=1000,10000,100000
 //                                            heuristic solve time on
 //                                            generated graphs of ~N nodes
@@ -32,6 +35,7 @@
 #include "remat/Transforms/Rematerialize.h"
 
 #include "mlir/IR/MLIRContext.h"
+#include "mlir/Parser/Parser.h"
 #include "llvm/Support/CommandLine.h"
 #include "llvm/Support/Format.h"
 #include "llvm/Support/FormatVariadic.h"
@@ -184,10 +188,20 @@ static std::optional<RematProblem> loadGraphProblem(const std::string &path,
     llvm::errs() << "cannot read " << path << "\n";
     return std::nullopt;
   }
-  OwningOpRef<ModuleOp> module = importGraphJson(**buffer, &context);
+  OwningOpRef<ModuleOp> module =
+      llvm::StringRef(path).ends_with(".mlir")
+          ? parseSourceString<ModuleOp>((*buffer)->getBuffer(), &context)
+          : importGraphJson(**buffer, &context);
   if (!module)
     return std::nullopt;
-  auto function = *module->getOps<FunctionOpInterface>().begin();
+  auto functions = llvm::make_filter_range(
+      module->getOps<FunctionOpInterface>(),
+      [](FunctionOpInterface function) { return !function.isExternal(); });
+  if (functions.empty()) {
+    llvm::errs() << path << ": no function with a body\n";
+    return std::nullopt;
+  }
+  FunctionOpInterface function = *functions.begin();
   CostModel costModel(*findDeviceProfile("h200"));
   FailureOr<ExtractedProblem> extracted =
       extractRematProblem(function, costModel);
@@ -198,6 +212,41 @@ static std::optional<RematProblem> loadGraphProblem(const std::string &path,
 
 static void benchMaxBatch(const std::string &path, MLIRContext &context);
 
+/// The literature's budgets: from the peak to the floor in quarters, and
+/// Moccasin's 0.9 and 0.8 of the peak.
+static std::vector<std::pair<std::string, int64_t>>
+getGraphBudgets(int64_t floor, int64_t peak) {
+  std::vector<std::pair<std::string, int64_t>> budgets;
+  for (double fraction : {1.0, 0.75, 0.5, 0.25, 0.0})
+    budgets.push_back({llvm::formatv("floor+{0}%", int(fraction * 100)).str(),
+                       floor + int64_t(fraction * (peak - floor))});
+  for (double fraction : {0.9, 0.8})
+    if (fraction * peak >= floor)
+      budgets.push_back({llvm::formatv("{0} x peak", fraction).str(),
+                         int64_t(fraction * peak)});
+  return budgets;
+}
+
+/// A training step's budgets: the peak, then tenths of it down to the
+/// smallest peak `auto` reaches (asked for the floor), and that peak.
+static std::vector<std::pair<std::string, int64_t>>
+getStepBudgets(const RematProblem &problem, int64_t peak) {
+  auto [reached, seconds] =
+      timeSolve(problem, "auto", problem.getPeakLowerBound());
+  int64_t smallest =
+      reached.hasSchedule() ? reached.simulation.peakBytes : peak;
+  std::vector<std::pair<std::string, int64_t>> budgets;
+  for (int tenths = 10; tenths >= 1; --tenths) {
+    int64_t budget = peak / 10 * tenths;
+    if (budget <= smallest)
+      break;
+    budgets.push_back({llvm::formatv("{0:F1} x peak", tenths / 10.0).str(),
+                       tenths == 10 ? peak : budget});
+  }
+  budgets.push_back({"smallest reached", smallest});
+  return budgets;
+}
+
 static void benchGraph(const std::string &path, MLIRContext &context) {
   std::optional<RematProblem> loaded = loadGraphProblem(path, context);
   if (!loaded)
@@ -205,14 +254,10 @@ static void benchGraph(const std::string &path, MLIRContext &context) {
   const RematProblem &problem = *loaded;
   Simulation base = simulate(problem, getStartingSchedule(problem));
   int64_t floor = problem.getPeakLowerBound();
-  std::vector<std::pair<std::string, int64_t>> budgets;
-  for (double fraction : {1.0, 0.75, 0.5, 0.25, 0.0})
-    budgets.push_back({llvm::formatv("floor+{0}%", int(fraction * 100)).str(),
-                       floor + int64_t(fraction * (base.peakBytes - floor))});
-  for (double fraction : {0.9, 0.8})
-    if (fraction * base.peakBytes >= floor)
-      budgets.push_back({llvm::formatv("{0} x peak", fraction).str(),
-                         int64_t(fraction * base.peakBytes)});
+  std::vector<std::pair<std::string, int64_t>> budgets =
+      llvm::StringRef(path).ends_with(".mlir")
+          ? getStepBudgets(problem, base.peakBytes)
+          : getGraphBudgets(floor, base.peakBytes);
 
   std::vector<std::string> names = getSolvers();
   llvm::outs() << "\n### " << llvm::sys::path::filename(path) << "\n\n"

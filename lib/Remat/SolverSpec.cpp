@@ -30,6 +30,7 @@ std::optional<SolverSpec> SolverSpec::parse(StringRef text,
           .Case("none", SolverKind::None)
           .Case("sqrt", SolverKind::Sqrt)
           .Case("marks", SolverKind::Marks)
+          .Case("block-checkpoints", SolverKind::BlockCheckpoints)
           .Case("chain", SolverKind::Chain)
           .Case("heuristic", SolverKind::Heuristic)
           .Case("exact", SolverKind::Exact)
@@ -37,7 +38,8 @@ std::optional<SolverSpec> SolverSpec::parse(StringRef text,
           .Default(std::nullopt);
   if (!kind) {
     error = "unknown solver '" + text.str() +
-            "': expected none, segments=K, sqrt, marks, chain, heuristic, "
+            "': expected none, segments=K, sqrt, marks, "
+            "block-checkpoints, chain, heuristic, "
             "exact or auto";
     return std::nullopt;
   }
@@ -59,6 +61,8 @@ std::string SolverSpec::str() const {
     return "sqrt";
   case SolverKind::Marks:
     return "marks";
+  case SolverKind::BlockCheckpoints:
+    return "block-checkpoints";
   case SolverKind::Chain:
     return "chain";
   case SolverKind::Heuristic:

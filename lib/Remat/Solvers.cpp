@@ -203,8 +203,9 @@ SolverResult mlir::remat::solveWithoutMilp(const RematProblem &problem,
   candidates.push_back(solveNone(problem, options));
   candidates.push_back(solveMarks(problem, options));
   candidates.push_back(solveSqrt(problem, options));
-  for (int64_t segments : {2, 4, 8})
+  for (int64_t segments = 2; segments <= 16; ++segments)
     candidates.push_back(solveSegments(problem, segments, options));
+  candidates.push_back(solveBlockCheckpoints(problem, options));
   candidates.push_back(solveChain(problem, options));
   candidates.push_back(solveHeuristic(problem, options));
   SolverResult best = notApplicable("auto", "no solver applies");
@@ -248,6 +249,8 @@ SolverResult mlir::remat::solve(const RematProblem &problem,
     return solveSqrt(problem, options);
   case SolverKind::Marks:
     return solveMarks(problem, options);
+  case SolverKind::BlockCheckpoints:
+    return solveBlockCheckpoints(problem, options);
   case SolverKind::Chain:
     return solveChain(problem, options);
   case SolverKind::Heuristic:

@@ -10,6 +10,10 @@
 //                segment kept whole
 //   sqrt         segments with K = round(sqrt(forward nodes)) (Chen 2016)
 //   marks        the user's remat.policy marks; unmarked nodes kept
+//   block-checkpoints
+//                torch.utils.checkpoint around each top-level block (read
+//                from the module paths in the op names: blocks.N, layerK.M):
+//                block outputs kept, block insides recomputed
 //   heuristic    any DAG: runs the starting order and, whenever the budget
 //                would be exceeded, evicts the resident value whose
 //                recomputation is cheapest per byte-step of memory it frees
@@ -104,8 +108,12 @@ SolverResult solveMarks(const RematProblem &problem,
                         const SolverOptions &options);
 SolverResult solveHeuristic(const RematProblem &problem,
                             const SolverOptions &options);
-/// The best of the solvers that need no MILP (none, marks, sqrt, segments,
-/// chain, heuristic); then, where the exact solver is built in and the
+/// Checkpoints at every top-level block's output, the blocks read from the
+/// op names (BlockCheckpointSolver.cpp); not applicable without two blocks.
+SolverResult solveBlockCheckpoints(const RematProblem &problem,
+                                   const SolverOptions &options);
+/// The best of the solvers that need no MILP (none, marks, sqrt, segments
+/// (K = 2..16), block-checkpoints, chain, heuristic); then, where the exact solver is built in and the
 /// problem is small enough for its MILP, that MILP's LP relaxation bounds the
 /// result from below (optimal when the bound meets it).
 SolverResult solveAuto(const RematProblem &problem,
