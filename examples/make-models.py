@@ -15,6 +15,7 @@ torch seed (nothing is downloaded):
                conv 32->64, view(-1, 64*8*8), Linear(4096, 10). Input
                N x 1 x 8 x 8 (examples/train-digits.py trains it).
   resnet18     torchvision's resnet18 (random weights), 10 classes.
+  resnet50     torchvision's resnet50 (random weights), 10 classes.
   transformer  a small transformer block on token ids: embedding plus learned
                positions, layer norm, multi-head attention written with
                matmul and softmax, GELU MLP, residuals, mean over tokens,
@@ -34,7 +35,8 @@ torch seed (nothing is downloaded):
 
 Usage: make-models.py OUTDIR [--models a,b,...] [--gpt-layers L ...]
 Writes OUTDIR/<model>.scripted.pt and OUTDIR/<model>.traced.pt. The default
-is every model but gpt (98M parameters: 390 MB a file); name it in --models.
+is every model but gpt (98M parameters: 390 MB a file) and resnet50 (94 MB a
+file); name them in --models.
 Run with /usr/bin/python3 (Debian's torch 1.13 and torchvision).
 """
 
@@ -201,6 +203,11 @@ def resnet18():
     return torchvision.models.resnet18(num_classes=10)
 
 
+def resnet50():
+    import torchvision
+    return torchvision.models.resnet50(num_classes=10)
+
+
 # name -> (constructor, example input for tracing)
 MODELS = {
     "neta": (NetA, lambda: torch.randn(2, 3, 32, 32)),
@@ -208,6 +215,7 @@ MODELS = {
     "small-convnet-digits": (small_convnet_digits,
                              lambda: torch.randn(2, 1, 8, 8)),
     "resnet18": (resnet18, lambda: torch.randn(2, 3, 64, 64)),
+    "resnet50": (resnet50, lambda: torch.randn(2, 3, 64, 64)),
     "transformer": (TransformerBlock, lambda: torch.randint(0, 64, (2, 16))),
     "gpt": (lambda: GPT(**GPT_CONFIG),
             lambda: torch.randint(0, GPT_CONFIG["vocab"], (2, GPT_CONFIG["tokens"]))),
@@ -216,8 +224,8 @@ MODELS = {
                                        (2, GPT_TINY_CONFIG["tokens"]))),
 }
 
-# Written when --models is not given: gpt is large.
-DEFAULT_MODELS = [name for name in MODELS if name != "gpt"]
+# Written when --models is not given: gpt and resnet50 are large.
+DEFAULT_MODELS = [name for name in MODELS if name not in ("gpt", "resnet50")]
 
 
 def save(name, outdir):
