@@ -32,6 +32,7 @@ std::optional<SolverSpec> SolverSpec::parse(StringRef text,
           .Case("marks", SolverKind::Marks)
           .Case("block-checkpoints", SolverKind::BlockCheckpoints)
           .Case("chain", SolverKind::Chain)
+          .Case("blocks", SolverKind::Blocks)
           .Case("heuristic", SolverKind::Heuristic)
           .Case("exact", SolverKind::Exact)
           .Case("auto", SolverKind::Auto)
@@ -39,7 +40,7 @@ std::optional<SolverSpec> SolverSpec::parse(StringRef text,
   if (!kind) {
     error = "unknown solver '" + text.str() +
             "': expected none, segments=K, sqrt, marks, "
-            "block-checkpoints, chain, heuristic, "
+            "block-checkpoints, chain, blocks, heuristic, "
             "exact or auto";
     return std::nullopt;
   }
@@ -65,6 +66,8 @@ std::string SolverSpec::str() const {
     return "block-checkpoints";
   case SolverKind::Chain:
     return "chain";
+  case SolverKind::Blocks:
+    return "blocks";
   case SolverKind::Heuristic:
     return "heuristic";
   case SolverKind::Exact:

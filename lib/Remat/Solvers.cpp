@@ -207,6 +207,7 @@ SolverResult mlir::remat::solveWithoutMilp(const RematProblem &problem,
     candidates.push_back(solveSegments(problem, segments, options));
   candidates.push_back(solveBlockCheckpoints(problem, options));
   candidates.push_back(solveChain(problem, options));
+  candidates.push_back(solveBlocks(problem, options));
   candidates.push_back(solveHeuristic(problem, options));
   SolverResult best = notApplicable("auto", "no solver applies");
   bool timedOut = false;
@@ -253,6 +254,8 @@ SolverResult mlir::remat::solve(const RematProblem &problem,
     return solveBlockCheckpoints(problem, options);
   case SolverKind::Chain:
     return solveChain(problem, options);
+  case SolverKind::Blocks:
+    return solveBlocks(problem, options);
   case SolverKind::Heuristic:
     return solveHeuristic(problem, options);
   case SolverKind::Exact:

@@ -25,6 +25,11 @@
 //                vertices: the cheapest set of kept cut values under the
 //                budget, by dynamic programming over the space segments
 //                and sqrt choose from (optimal in that space)
+//   blocks       any DAG with phases: block boundaries of the forward part
+//                (cut vertices, and positions crossed only by long-lived
+//                values plus at most two others); a DP over the chain of
+//                blocks chooses kept boundaries and, per block, drop all /
+//                keep all / drop only the values cheap per byte
 //   exact        Checkmate's MILP over frontier-advancing stages (node-
 //                granular memory) solved by CBC, warm-started from the
 //                heuristic: optimal with proof over that space, or the best
@@ -113,7 +118,7 @@ SolverResult solveHeuristic(const RematProblem &problem,
 SolverResult solveBlockCheckpoints(const RematProblem &problem,
                                    const SolverOptions &options);
 /// The best of the solvers that need no MILP (none, marks, sqrt, segments
-/// (K = 2..16), block-checkpoints, chain, heuristic); then, where the exact solver is built in and the
+/// (K = 2..16), block-checkpoints, chain, blocks, heuristic); then, where the exact solver is built in and the
 /// problem is small enough for its MILP, that MILP's LP relaxation bounds the
 /// result from below (optimal when the bound meets it).
 SolverResult solveAuto(const RematProblem &problem,
@@ -125,6 +130,12 @@ SolverResult solveWithoutMilp(const RematProblem &problem,
 /// programming (ChainSolver.cpp); not applicable without cut vertices.
 SolverResult solveChain(const RematProblem &problem,
                         const SolverOptions &options);
+/// Checkpoints and per-block options over the block structure of the
+/// forward part, found on any DAG (cut vertices, and boundaries crossed only
+/// by long-lived values and the residual stream), chosen by dynamic
+/// programming (BlockSolver.cpp); not applicable without boundaries.
+SolverResult solveBlocks(const RematProblem &problem,
+                         const SolverOptions &options);
 /// Checkmate's stage MILP solved by CBC, warm-started from the best schedule
 /// of solveWithoutMilp (ExactSolver.cpp); only in builds with CBC
 /// (isExactSolverAvailable()).

@@ -1,0 +1,672 @@
+//===- BlockSolver.cpp - hierarchical checkpointing over found blocks -----===//
+//
+// The `blocks` solver: finds the block structure of a step's forward part on
+// any DAG and chooses, by dynamic programming over the chain of blocks, which
+// block boundaries to keep and how to treat each block between kept
+// boundaries.
+//
+// Structure. A boundary after forward node i is crossed by the forward values
+// defined before i that a forward node after i reads (node i's own results
+// are the boundary's checkpoint). Values that stay live across a large part
+// of the forward pass (a causal mask, positions, an embedding read by every
+// block, a U-Net skip) would leave no boundary at all; they are set apart as
+// long-lived: never dropped by this solver, their bytes charged everywhere
+// (they are live in every measurement). A boundary is a position whose other
+// crossing values are at most two (the residual stream read by a block's two
+// branches) and, like its own results, are read by the backward too, so
+// that keeping them leaves something to recompute from. Pure cut vertices
+// (`chain`'s) are the boundaries with nothing crossing; the analysis runs
+// with no long-lived values and with those of a forward span above 1/8 of
+// the forward part, and keeps the cheaper result.
+//
+// Options. Between two kept boundaries a < b a block is treated one of four
+// ways: dropped (every forward value in it, except b's checkpoint, dropped
+// after the forward pass and recomputed once before its backward, as
+// `chain`), kept (nothing dropped: for consecutive boundaries only), or
+// selective (only values cheaper per byte than the forward part's median or
+// its 80th percentile dropped: the expensive ones stay as inner
+// checkpoints, as Megatron's selective recomputation keeps matmul outputs).
+//
+// Dynamic program. As in `chain`: what is live while a block's forward runs
+// and while its backward (with its recomputation) runs is the same whatever
+// is chosen elsewhere, plus what earlier kept boundaries and kept or
+// selective blocks hold until their own backward. Each (a, b, option) is
+// measured once by simulate() on a schedule that treats only that block so;
+// the DP keeps per boundary the Pareto front of (bytes held from before,
+// recomputation cost). The chosen schedule is simulated like every other;
+// if the estimate was off and it overshoots, the DP runs again with the
+// target lowered by the overshoot.
+//
+// Work. The number of measured blocks is bounded by a work limit
+// proportional to the graph (boundaries are thinned, evenly by the forward
+// bytes, to fit it), so the solver stays near-linear on big graphs; without
+// forward/backward phases or boundaries it is "not applicable".
+//
+//===----------------------------------------------------------------------===//
+
+#include "remat/Remat/Solvers.h"
+
+#include "ScheduleBuilder.h"
+#include "SolverSupport.h"
+
+#include <algorithm>
+#include <array>
+#include <chrono>
+#include <cmath>
+#include <cstdio>
+#include <cstdlib>
+#include <limits>
+#include <optional>
+#include <set>
+
+using namespace mlir::remat;
+using Clock = std::chrono::steady_clock;
+
+namespace {
+
+/// Boundaries the dynamic program takes at most.
+constexpr size_t kMaxBoundaries = 160;
+/// Blocks span at least this many consecutive boundaries where the work
+/// allows.
+constexpr size_t kMinSpan = 6;
+/// Non-long-lived values that may cross a boundary besides its own results.
+constexpr size_t kMaxCrossing = 2;
+/// Schedule steps the measurements may build in all, by default (about a
+/// second on this project's machines).
+constexpr int64_t kDefaultWorkSteps = 4'000'000;
+/// Pareto states kept per boundary.
+constexpr size_t kMaxFront = 400;
+
+enum class BlockOption { Drop, Keep, SelectiveHalf, SelectiveMost };
+constexpr BlockOption kOptions[] = {BlockOption::Drop, BlockOption::Keep,
+                                    BlockOption::SelectiveHalf,
+                                    BlockOption::SelectiveMost};
+constexpr int kNumOptions = 4;
+
+struct Boundary {
+  /// Forward index (into `forward`) of the node the boundary follows.
+  int position;
+  /// Values kept with the boundary: the node's results read later, and the
+  /// non-long-lived values crossing it.
+  std::vector<ValueId> kept;
+  /// The crossing values (a subset of `kept`).
+  std::vector<ValueId> crossing;
+};
+
+struct Measured {
+  bool valid = false;
+  int64_t liveBytes = 0;
+  double cost = 0.0;
+  /// Bytes of the block's values held past the forward pass besides the
+  /// end boundary's.
+  int64_t heldInside = 0;
+};
+
+/// The forward part's structure for one choice of long-lived values.
+class BlockAnalysis {
+public:
+  BlockAnalysis(const RematProblem &problem, const std::vector<NodeId> &forward,
+                int64_t longSpan);
+
+  const RematProblem &problem;
+  const std::vector<NodeId> &forward;
+  std::vector<int> positionOf;    // node -> forward index, -1 otherwise
+  std::vector<bool> longLived;    // per value
+  std::vector<bool> readByBackward;
+  std::vector<int> lastForwardRead; // forward index, -1 when none
+  std::vector<Boundary> boundaries;
+};
+
+BlockAnalysis::BlockAnalysis(const RematProblem &problem,
+                             const std::vector<NodeId> &forward,
+                             int64_t longSpan)
+    : problem(problem), forward(forward),
+      positionOf(problem.nodes.size(), -1),
+      longLived(problem.values.size(), false),
+      readByBackward(problem.values.size(), false),
+      lastForwardRead(problem.values.size(), -1) {
+  for (size_t i = 0; i < forward.size(); ++i)
+    positionOf[forward[i]] = int(i);
+  for (size_t id = 0; id < problem.nodes.size(); ++id) {
+    const RematNode &node = problem.nodes[id];
+    for (ValueId operand : node.operands) {
+      if (node.phase == NodePhase::Forward)
+        lastForwardRead[operand] =
+            std::max(lastForwardRead[operand], positionOf[id]);
+      else
+        readByBackward[operand] = true;
+    }
+  }
+  int count = int(forward.size());
+  // Values defined at each forward position that a later one reads.
+  std::vector<std::vector<ValueId>> starting(count);
+  for (int i = 0; i < count; ++i)
+    for (ValueId value : problem.nodes[forward[i]].results) {
+      if (lastForwardRead[value] <= i)
+        continue;
+      if (lastForwardRead[value] - i > longSpan) {
+        longLived[value] = true;
+        continue;
+      }
+      starting[i].push_back(value);
+    }
+  // Sweep: the crossing set at position i holds values defined before i and
+  // read after i, ordered by their last forward read.
+  std::set<std::pair<int, ValueId>> active;
+  for (int i = 0; i + 1 < count; ++i) {
+    while (!active.empty() && active.begin()->first <= i)
+      active.erase(active.begin());
+    const RematNode &node = problem.nodes[forward[i]];
+    bool usable = active.size() <= kMaxCrossing &&
+                  node.policy != NodePolicy::Recompute;
+    Boundary boundary{i, {}, {}};
+    for (auto [last, value] : active) {
+      (void)last;
+      if (!readByBackward[value])
+        usable = false;
+      boundary.crossing.push_back(value);
+    }
+    bool anyRead = false;
+    for (ValueId value : node.results) {
+      bool later = lastForwardRead[value] > i;
+      if (readByBackward[value])
+        anyRead = true;
+      if (later && !readByBackward[value] && !longLived[value])
+        usable = false;
+      if (later || readByBackward[value])
+        boundary.kept.push_back(value);
+    }
+    if (usable && anyRead) {
+      for (ValueId value : boundary.crossing)
+        boundary.kept.push_back(value);
+      boundaries.push_back(std::move(boundary));
+    }
+    for (ValueId value : starting[i])
+      active.insert({lastForwardRead[value], value});
+  }
+}
+
+/// Measures blocks between boundaries and builds the chosen schedule.
+class BlockMeasurer {
+public:
+  BlockMeasurer(const BlockAnalysis &analysis,
+                const std::vector<Boundary> &boundaries);
+
+  /// Boundaries are -1 (the start), 0..L-1, L (the end).
+  Measured measure(int from, int to, BlockOption option) const;
+  /// The discards of a whole choice: kept boundaries, and each block's
+  /// option (blocks[k] covers kept[k-1] .. kept[k], the last one the end).
+  std::vector<bool> discards(const std::vector<int> &kept,
+                             const std::vector<BlockOption> &options) const;
+  int64_t keptBytes(int boundary, int next) const;
+
+private:
+  /// Marks the discards of block (from, to) under `option` into `discarded`.
+  void applyBlock(std::vector<bool> &discarded, int from, int to,
+                  BlockOption option) const;
+  int endPosition(int boundary) const {
+    return boundary >= int(boundaries.size()) ? int(forward.size()) - 1
+                                              : boundaries[boundary].position;
+  }
+  int startPosition(int boundary) const {
+    return boundary < 0 ? 0 : boundaries[boundary].position + 1;
+  }
+  bool isKeptBy(int boundary, ValueId value) const {
+    if (boundary < 0 || boundary >= int(boundaries.size()))
+      return false;
+    const std::vector<ValueId> &kept = boundaries[boundary].kept;
+    return std::find(kept.begin(), kept.end(), value) != kept.end();
+  }
+
+  const BlockAnalysis &analysis;
+  const RematProblem &problem;
+  const std::vector<NodeId> &forward;
+  const std::vector<Boundary> &boundaries;
+  std::vector<bool> markedDiscards;
+  /// Cost per byte below which the selective options drop a value.
+  double halfThreshold = 0.0, mostThreshold = 0.0;
+};
+
+BlockMeasurer::BlockMeasurer(const BlockAnalysis &analysis,
+                             const std::vector<Boundary> &boundaries)
+    : analysis(analysis), problem(analysis.problem),
+      forward(analysis.forward), boundaries(boundaries),
+      markedDiscards(getMarkedDiscards(analysis.problem)) {
+  std::vector<double> ratios;
+  for (NodeId id : forward)
+    for (ValueId value : problem.nodes[id].results)
+      if (analysis.readByBackward[value] && problem.values[value].bytes > 0)
+        ratios.push_back(problem.nodes[id].cost /
+                         double(problem.values[value].bytes));
+  std::sort(ratios.begin(), ratios.end());
+  if (!ratios.empty()) {
+    halfThreshold = ratios[ratios.size() / 2];
+    mostThreshold = ratios[std::min(ratios.size() - 1, ratios.size() * 4 / 5)];
+  }
+}
+
+int64_t BlockMeasurer::keptBytes(int boundary, int next) const {
+  if (boundary < 0 || boundary >= int(boundaries.size()))
+    return 0;
+  int64_t bytes = 0;
+  for (ValueId value : boundaries[boundary].kept)
+    if (!isKeptBy(next, value))
+      bytes = addBytesSaturated(bytes, problem.values[value].bytes);
+  return bytes;
+}
+
+void BlockMeasurer::applyBlock(std::vector<bool> &discarded, int from, int to,
+                               BlockOption option) const {
+  int begin = startPosition(from);
+  int end = endPosition(to);
+  bool last = to >= int(boundaries.size());
+  for (int p = begin; p <= end; ++p) {
+    const RematNode &node = problem.nodes[forward[p]];
+    if (node.policy == NodePolicy::Keep)
+      continue;
+    for (ValueId value : node.results) {
+      if (analysis.longLived[value] || (!last && isKeptBy(to, value)))
+        continue;
+      bool drop = false;
+      double bytes = double(std::max<int64_t>(problem.values[value].bytes, 1));
+      switch (option) {
+      case BlockOption::Drop:
+        drop = true;
+        break;
+      case BlockOption::Keep:
+        drop = false;
+        break;
+      case BlockOption::SelectiveHalf:
+        drop = node.cost / bytes < halfThreshold;
+        break;
+      case BlockOption::SelectiveMost:
+        drop = node.cost / bytes < mostThreshold;
+        break;
+      }
+      if (drop)
+        discarded[value] = true;
+    }
+  }
+}
+
+std::vector<bool>
+BlockMeasurer::discards(const std::vector<int> &kept,
+                        const std::vector<BlockOption> &options) const {
+  std::vector<bool> discarded = markedDiscards;
+  int from = -1;
+  for (size_t k = 0; k <= kept.size(); ++k) {
+    int to = k < kept.size() ? kept[k] : int(boundaries.size());
+    applyBlock(discarded, from, to, options[k]);
+    from = to;
+  }
+  return discarded;
+}
+
+Measured BlockMeasurer::measure(int from, int to, BlockOption option) const {
+  int count = int(boundaries.size());
+  // Everything before `from` dropped (its windows come later), everything
+  // after `to` run once (its backward comes first): only this block's
+  // option differs between measurements.
+  std::vector<bool> discarded = markedDiscards;
+  if (from >= 0)
+    applyBlock(discarded, -1, from, BlockOption::Drop);
+  applyBlock(discarded, from, to, option);
+  // The boundaries before `from` were dropped with everything else; keep
+  // `from`'s checkpoint.
+  if (from >= 0)
+    for (ValueId value : boundaries[from].kept)
+      discarded[value] = markedDiscards[value];
+  Schedule schedule = buildWithDiscards(problem, discarded);
+  Simulation simulation = simulate(problem, schedule);
+  Measured facts;
+  if (!simulation.valid)
+    return facts;
+  facts.valid = true;
+  NodeId first = forward[startPosition(from)];
+  NodeId last = forward[endPosition(to)];
+  auto isForward = [&](NodeId id) {
+    return problem.nodes[id].phase == NodePhase::Forward;
+  };
+  std::vector<bool> seen(problem.nodes.size(), false);
+  int64_t forwardBegin = -1, forwardEnd = -1, lastForward = -1;
+  for (size_t p = 0; p < schedule.steps.size(); ++p) {
+    NodeId id = schedule.steps[p];
+    bool firstTime = !seen[id];
+    seen[id] = true;
+    if (firstTime && isForward(id)) {
+      lastForward = int64_t(p);
+      if (id >= first && id <= last) {
+        if (forwardBegin < 0)
+          forwardBegin = int64_t(p);
+        forwardEnd = int64_t(p);
+      }
+    }
+  }
+  // The backward window: from the first step after the forward pass that
+  // reads a (not long-lived) forward value made before the end boundary's
+  // node, other than what that boundary keeps, to the first that reads one
+  // made before the start boundary's node.
+  auto firstReadBefore = [&](int boundary) {
+    NodeId threshold = forward[boundaries[boundary].position];
+    for (size_t p = lastForward + 1; p < schedule.steps.size(); ++p)
+      for (ValueId operand : problem.nodes[schedule.steps[p]].operands) {
+        NodeId producer = problem.values[operand].producer;
+        if (isForward(producer) && producer < threshold &&
+            !analysis.longLived[operand] && !isKeptBy(boundary, operand))
+          return int64_t(p);
+      }
+    return int64_t(schedule.steps.size());
+  };
+  int64_t backwardBegin = to >= count ? lastForward + 1 : firstReadBefore(to);
+  int64_t backwardEnd =
+      from < 0 ? int64_t(schedule.steps.size()) : firstReadBefore(from);
+  auto maxOver = [&](int64_t begin, int64_t end) {
+    int64_t most = 0;
+    for (int64_t p = std::max<int64_t>(begin, 0);
+         p < end && p < int64_t(simulation.liveBytes.size()); ++p)
+      most = std::max(most, simulation.liveBytes[p]);
+    return most;
+  };
+  facts.liveBytes = std::max(maxOver(forwardBegin, forwardEnd + 1),
+                             maxOver(backwardBegin, backwardEnd));
+  // Recomputation: every second run of a forward node in the block, and
+  // whatever else is recomputed within its backward window.
+  std::vector<bool> again(problem.nodes.size(), false);
+  for (int64_t p = 0; p < int64_t(schedule.steps.size()); ++p) {
+    NodeId id = schedule.steps[p];
+    bool inBlock = id >= first && id <= last && isForward(id);
+    bool repeat = again[id];
+    again[id] = true;
+    if (repeat && (inBlock || (p >= backwardBegin && p < backwardEnd)))
+      facts.cost += problem.nodes[id].cost;
+  }
+  // Held past the forward pass: block values not dropped that the backward
+  // reads (the end boundary's own are charged with it).
+  if (option != BlockOption::Drop) {
+    int begin = startPosition(from), end = endPosition(to);
+    for (int p = begin; p <= end; ++p)
+      for (ValueId value : problem.nodes[forward[p]].results)
+        if (!discarded[value] && analysis.readByBackward[value] &&
+            !analysis.longLived[value] && !isKeptBy(to, value) &&
+            !(to >= count))
+          facts.heldInside =
+              addBytesSaturated(facts.heldInside, problem.values[value].bytes);
+  }
+  return facts;
+}
+
+struct State {
+  int64_t heldBefore;
+  double cost;
+  int parentBoundary;
+  int parentState;
+  BlockOption option; ///< of the block that ends here
+};
+
+/// The result of one analysis: a schedule, or none.
+struct Attempt {
+  bool found = false;
+  Schedule schedule;
+  std::string message;
+};
+
+/// Picks at most `limit` boundaries, evenly by the forward bytes the
+/// backward reads.
+std::vector<Boundary> thinBoundaries(const BlockAnalysis &analysis,
+                                     size_t limit) {
+  const std::vector<Boundary> &all = analysis.boundaries;
+  if (all.size() <= limit)
+    return all;
+  const RematProblem &problem = analysis.problem;
+  std::vector<double> prefix(analysis.forward.size() + 1, 0.0);
+  for (size_t i = 0; i < analysis.forward.size(); ++i) {
+    double bytes = 0;
+    for (ValueId value : problem.nodes[analysis.forward[i]].results)
+      if (analysis.readByBackward[value])
+        bytes += double(problem.values[value].bytes);
+    prefix[i + 1] = prefix[i] + bytes;
+  }
+  std::vector<Boundary> chosen;
+  size_t next = 0;
+  for (size_t k = 1; k <= limit && next < all.size(); ++k) {
+    double target = prefix.back() * double(k) / double(limit + 1);
+    size_t best = next;
+    for (size_t i = next; i < all.size(); ++i) {
+      if (std::abs(prefix[all[i].position + 1] - target) <
+          std::abs(prefix[all[best].position + 1] - target))
+        best = i;
+      if (prefix[all[i].position + 1] > target)
+        break;
+    }
+    chosen.push_back(all[best]);
+    next = best + 1;
+  }
+  return chosen;
+}
+
+Attempt solveOnAnalysis(const BlockAnalysis &analysis,
+                        const SolverOptions &options, int64_t workSteps,
+                        std::optional<Clock::time_point> deadline,
+                        bool &timedOut) {
+  Attempt attempt;
+  const RematProblem &problem = analysis.problem;
+  // Each measurement builds and simulates a schedule of about the starting
+  // order's length (more with recomputation): the work affords so many
+  // measurements, three options per block (plus kept single blocks). Use as
+  // many boundaries as the work allows with blocks spanning at least
+  // kMinSpan of them, then the longest spans the work allows.
+  double perMeasure = 2.0 * double(problem.nodes.size()) + 1.0;
+  double affordable = double(workSteps) / perMeasure;
+  size_t limit = std::min<size_t>(
+      {analysis.boundaries.size(), kMaxBoundaries,
+       size_t(affordable / (3.0 * double(kMinSpan)))});
+  if (limit < 1 || analysis.boundaries.empty()) {
+    attempt.message = analysis.boundaries.empty()
+                          ? "the forward part has no block boundaries"
+                          : "the graph is too large for the block measurements";
+    return attempt;
+  }
+  int maxSpan = int(std::min<double>(double(limit) + 1.0,
+                                     affordable / (3.0 * double(limit))));
+  maxSpan = std::max(maxSpan, 1);
+  if (const char *text = std::getenv("REMAT_BLOCKS_SPAN"))
+    maxSpan = std::min(maxSpan, std::atoi(text));
+  std::vector<Boundary> boundaries = thinBoundaries(analysis, limit);
+  bool debug = std::getenv("REMAT_BLOCKS_DEBUG") != nullptr;
+  if (debug) {
+    int longCount = 0;
+    for (bool l : analysis.longLived)
+      longCount += l;
+    std::fprintf(stderr, "blocks: %zu forward, %d long-lived, %zu boundaries, "
+                 "%zu used, span %d\n", analysis.forward.size(), longCount,
+                 analysis.boundaries.size(), boundaries.size(), maxSpan);
+  }
+  BlockMeasurer measurer(analysis, boundaries);
+  int count = int(boundaries.size());
+  // measured[(from + 1) * (count + 2) + (to + 1)][option]
+  size_t width = size_t(count + 2);
+  std::vector<std::array<Measured, kNumOptions>> measured(width * width);
+  auto at = [&](int from, int to) -> std::array<Measured, kNumOptions> & {
+    return measured[size_t(from + 1) * width + size_t(to + 1)];
+  };
+  // Shorter blocks first, so that a run cut short by the time limit still
+  // has the fine-grained ones.
+  for (int span = 1; span <= std::min(count + 1, maxSpan); ++span)
+    for (int from = -1; from + span <= count; ++from) {
+      int to = from + span;
+      for (BlockOption option : kOptions) {
+        if (option == BlockOption::Keep && span > 1)
+          continue;
+        if (deadline && Clock::now() > *deadline) {
+          timedOut = true;
+          break;
+        }
+        at(from, to)[int(option)] = measurer.measure(from, to, option);
+      }
+    }
+
+  int64_t target = options.budgetBytes;
+  for (int attemptIndex = 0; attemptIndex < 4; ++attemptIndex) {
+    std::vector<std::vector<State>> states(count + 1);
+    states[0].push_back({0, 0.0, -2, -1, BlockOption::Drop});
+    double bestCost = std::numeric_limits<double>::infinity();
+    int bestFrom = -2, bestState = -1;
+    BlockOption bestOption = BlockOption::Drop;
+    for (int from = -1; from < count; ++from) {
+      std::vector<State> &front = states[from + 1];
+      if (front.empty())
+        continue;
+      std::sort(front.begin(), front.end(), [](const State &a, const State &b) {
+        return a.heldBefore < b.heldBefore ||
+               (a.heldBefore == b.heldBefore && a.cost < b.cost);
+      });
+      std::vector<State> pruned;
+      for (const State &state : front)
+        if (pruned.empty() || state.cost < pruned.back().cost)
+          pruned.push_back(state);
+      if (pruned.size() > kMaxFront) {
+        // Keep an even spread, with both ends.
+        std::vector<State> spread;
+        for (size_t k = 0; k < kMaxFront; ++k)
+          spread.push_back(
+              pruned[k * (pruned.size() - 1) / (kMaxFront - 1)]);
+        pruned = std::move(spread);
+      }
+      front = std::move(pruned);
+      for (int to = from + 1; to <= count; ++to) {
+        int64_t own = measurer.keptBytes(from, to);
+        for (BlockOption option : kOptions) {
+          const Measured &facts = at(from, to)[int(option)];
+          if (!facts.valid)
+            continue;
+          for (size_t s = 0; s < front.size(); ++s) {
+            const State &state = front[s];
+            if (addBytesSaturated(state.heldBefore, facts.liveBytes) > target)
+              continue;
+            double cost = state.cost + facts.cost;
+            if (to == count) {
+              if (cost < bestCost) {
+                bestCost = cost;
+                bestFrom = from;
+                bestState = int(s);
+                bestOption = option;
+              }
+              continue;
+            }
+            int64_t held = addBytesSaturated(
+                addBytesSaturated(state.heldBefore, own), facts.heldInside);
+            states[to + 1].push_back({held, cost, from, int(s), option});
+          }
+        }
+      }
+    }
+    if (bestFrom == -2)
+      break;
+    std::vector<int> kept;
+    std::vector<BlockOption> blockOptions = {bestOption};
+    for (int boundary = bestFrom, s = bestState; boundary >= 0;) {
+      kept.push_back(boundary);
+      const State &state = states[boundary + 1][s];
+      blockOptions.push_back(state.option);
+      boundary = state.parentBoundary;
+      s = state.parentState;
+    }
+    std::reverse(kept.begin(), kept.end());
+    std::reverse(blockOptions.begin(), blockOptions.end());
+    Schedule schedule = buildWithDiscards(
+        problem, measurer.discards(kept, blockOptions));
+    Simulation simulation = simulate(problem, schedule);
+    if (!simulation.valid)
+      break;
+    attempt.found = true;
+    attempt.schedule = std::move(schedule);
+    int dropped = 0, whole = 0;
+    for (BlockOption option : blockOptions) {
+      dropped += option == BlockOption::Drop;
+      whole += option == BlockOption::Keep;
+    }
+    attempt.message =
+        "keeps " + std::to_string(kept.size()) + " of " +
+        std::to_string(count) + " block boundaries (" +
+        std::to_string(analysis.boundaries.size()) + " found); " +
+        std::to_string(dropped) + " blocks recomputed, " +
+        std::to_string(whole) + " kept, " +
+        std::to_string(int(blockOptions.size()) - dropped - whole) +
+        " selective";
+    if (debug)
+      std::fprintf(stderr, "blocks: target %lld peak %lld cost %g: %s\n",
+                   (long long)target, (long long)simulation.peakBytes,
+                   simulation.cost, attempt.message.c_str());
+    if (simulation.peakBytes <= options.budgetBytes)
+      break;
+    // The estimate was off: aim lower by the overshoot.
+    target -= simulation.peakBytes - options.budgetBytes;
+  }
+  if (!attempt.found && attempt.message.empty())
+    attempt.message = "no choice of blocks fits the budget";
+  return attempt;
+}
+
+} // namespace
+
+SolverResult mlir::remat::solveBlocks(const RematProblem &problem,
+                                      const SolverOptions &options) {
+  Clock::time_point start = Clock::now();
+  std::optional<Clock::time_point> deadline;
+  if (options.timeLimitSeconds > 0 && options.timeLimitSeconds < 1e9)
+    deadline = start + std::chrono::duration_cast<Clock::duration>(
+                           std::chrono::duration<double>(
+                               options.timeLimitSeconds));
+  std::vector<NodeId> forward = getForwardNodes(problem);
+  if (forward.size() < 2 || forward.size() == problem.nodes.size())
+    return notApplicable("blocks", "the step has no forward and backward "
+                                   "phases (remat.phase)");
+  int64_t workSteps =
+      options.workLimit > 0 ? options.workLimit : kDefaultWorkSteps;
+  if (const char *text = std::getenv("REMAT_BLOCKS_WORK"))
+    workSteps = std::atoll(text);
+  int64_t count = int64_t(forward.size());
+  // Pure cut vertices, then with long-lived values set apart.
+  const int64_t spans[] = {count, std::max<int64_t>(8, count / 8)};
+  SolverResult best = notApplicable("blocks", "");
+  bool timedOut = false;
+  std::string why;
+  size_t previousLong = size_t(-1);
+  for (int64_t span : spans) {
+    BlockAnalysis analysis(problem, forward, span);
+    // Without long-lived values the second analysis is the first again.
+    size_t longCount = size_t(
+        std::count(analysis.longLived.begin(), analysis.longLived.end(), true));
+    if (longCount == previousLong)
+      continue;
+    previousLong = longCount;
+    Attempt attempt = solveOnAnalysis(analysis, options, workSteps / 2,
+                                      deadline, timedOut);
+    if (!attempt.found) {
+      if (why.empty())
+        why = attempt.message;
+      continue;
+    }
+    SolverResult candidate = finish(problem, "blocks",
+                                    std::move(attempt.schedule), options,
+                                    attempt.message);
+    if (!candidate.hasSchedule())
+      continue;
+    auto fits = [](const SolverResult &r) {
+      return r.status == SolveStatus::Feasible;
+    };
+    bool better =
+        !best.hasSchedule() || (fits(candidate) && !fits(best)) ||
+        (fits(candidate) == fits(best) &&
+         (fits(candidate)
+              ? candidate.simulation.cost < best.simulation.cost
+              : candidate.simulation.peakBytes < best.simulation.peakBytes));
+    if (better)
+      best = std::move(candidate);
+  }
+  if (!best.hasSchedule())
+    return notApplicable("blocks",
+                         why.empty() ? "no block structure found" : why);
+  best.timedOut = timedOut;
+  return best;
+}
