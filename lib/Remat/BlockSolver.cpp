@@ -72,8 +72,8 @@ constexpr size_t kMinSpan = 6;
 /// Non-long-lived values that may cross a boundary besides its own results.
 constexpr size_t kMaxCrossing = 2;
 /// Schedule steps the measurements may build in all, by default (about a
-/// second on this project's machines).
-constexpr int64_t kDefaultWorkSteps = 4'000'000;
+/// quarter of a second on this project's machines).
+constexpr int64_t kDefaultWorkSteps = 3'000'000;
 /// Pareto states kept per boundary.
 constexpr size_t kMaxFront = 400;
 
@@ -405,10 +405,24 @@ struct State {
 
 /// The result of one analysis: a schedule, or none.
 struct Attempt {
-  bool found = false;
-  Schedule schedule;
+  SolverResult best = notApplicable("blocks", "");
   std::string message;
 };
+
+/// Within the budget before not, then cheaper, then a smaller peak.
+bool isBetterResult(const SolverResult &a, const SolverResult &b) {
+  if (!a.hasSchedule())
+    return false;
+  if (!b.hasSchedule())
+    return true;
+  bool aFits = a.status == SolveStatus::Feasible;
+  bool bFits = b.status == SolveStatus::Feasible;
+  if (aFits != bFits)
+    return aFits;
+  if (aFits && a.simulation.cost != b.simulation.cost)
+    return a.simulation.cost < b.simulation.cost;
+  return a.simulation.peakBytes < b.simulation.peakBytes;
+}
 
 /// Picks at most `limit` boundaries, evenly by the forward bytes the
 /// backward reads.
@@ -505,8 +519,13 @@ Attempt solveOnAnalysis(const BlockAnalysis &analysis,
       }
     }
 
-  int64_t target = options.budgetBytes;
-  for (int attemptIndex = 0; attemptIndex < 4; ++attemptIndex) {
+  // The dynamic program at a target: the kept boundaries and each block's
+  // option, or nothing when no choice fits the target.
+  struct Plan {
+    std::vector<int> kept;
+    std::vector<BlockOption> options;
+  };
+  auto runDp = [&](int64_t target) -> std::optional<Plan> {
     std::vector<std::vector<State>> states(count + 1);
     states[0].push_back({0, 0.0, -2, -1, BlockOption::Drop});
     double bestCost = std::numeric_limits<double>::infinity();
@@ -528,8 +547,7 @@ Attempt solveOnAnalysis(const BlockAnalysis &analysis,
         // Keep an even spread, with both ends.
         std::vector<State> spread;
         for (size_t k = 0; k < kMaxFront; ++k)
-          spread.push_back(
-              pruned[k * (pruned.size() - 1) / (kMaxFront - 1)]);
+          spread.push_back(pruned[k * (pruned.size() - 1) / (kMaxFront - 1)]);
         pruned = std::move(spread);
       }
       front = std::move(pruned);
@@ -561,48 +579,102 @@ Attempt solveOnAnalysis(const BlockAnalysis &analysis,
       }
     }
     if (bestFrom == -2)
-      break;
-    std::vector<int> kept;
-    std::vector<BlockOption> blockOptions = {bestOption};
+      return std::nullopt;
+    Plan plan;
+    plan.options.push_back(bestOption);
     for (int boundary = bestFrom, s = bestState; boundary >= 0;) {
-      kept.push_back(boundary);
+      plan.kept.push_back(boundary);
       const State &state = states[boundary + 1][s];
-      blockOptions.push_back(state.option);
+      plan.options.push_back(state.option);
       boundary = state.parentBoundary;
       s = state.parentState;
     }
-    std::reverse(kept.begin(), kept.end());
-    std::reverse(blockOptions.begin(), blockOptions.end());
-    Schedule schedule = buildWithDiscards(
-        problem, measurer.discards(kept, blockOptions));
-    Simulation simulation = simulate(problem, schedule);
-    if (!simulation.valid)
-      break;
-    attempt.found = true;
-    attempt.schedule = std::move(schedule);
+    std::reverse(plan.kept.begin(), plan.kept.end());
+    std::reverse(plan.options.begin(), plan.options.end());
+    return plan;
+  };
+  auto describe = [&](const Plan &plan, const char *how) {
     int dropped = 0, whole = 0;
-    for (BlockOption option : blockOptions) {
+    for (BlockOption option : plan.options) {
       dropped += option == BlockOption::Drop;
       whole += option == BlockOption::Keep;
     }
-    attempt.message =
-        "keeps " + std::to_string(kept.size()) + " of " +
-        std::to_string(count) + " block boundaries (" +
-        std::to_string(analysis.boundaries.size()) + " found); " +
-        std::to_string(dropped) + " blocks recomputed, " +
-        std::to_string(whole) + " kept, " +
-        std::to_string(int(blockOptions.size()) - dropped - whole) +
-        " selective";
-    if (debug)
-      std::fprintf(stderr, "blocks: target %lld peak %lld cost %g: %s\n",
-                   (long long)target, (long long)simulation.peakBytes,
-                   simulation.cost, attempt.message.c_str());
+    return "keeps " + std::to_string(plan.kept.size()) + " of " +
+           std::to_string(count) + " block boundaries (" +
+           std::to_string(analysis.boundaries.size()) + " found); " +
+           std::to_string(dropped) + " blocks recomputed, " +
+           std::to_string(whole) + " kept, " +
+           std::to_string(int(plan.options.size()) - dropped - whole) +
+           " selective" + how;
+  };
+  auto consider = [&](Schedule schedule, std::string message) {
+    SolverResult candidate =
+        finish(problem, "blocks", std::move(schedule), options,
+               std::move(message));
+    if (debug && candidate.hasSchedule())
+      std::fprintf(stderr, "blocks: peak %lld cost %g: %s\n",
+                   (long long)candidate.simulation.peakBytes,
+                   candidate.simulation.cost, candidate.message.c_str());
+    if (isBetterResult(candidate, attempt.best))
+      attempt.best = std::move(candidate);
+  };
+
+  // The plan at the budget; where the estimate was off and it overshoots,
+  // again with the target lowered by the overshoot.
+  int64_t target = options.budgetBytes;
+  for (int round = 0; round < 4; ++round) {
+    std::optional<Plan> plan = runDp(target);
+    if (!plan)
+      break;
+    Schedule schedule =
+        buildWithDiscards(problem, measurer.discards(plan->kept, plan->options));
+    Simulation simulation = simulate(problem, schedule);
+    if (!simulation.valid)
+      break;
+    consider(std::move(schedule), describe(*plan, ""));
     if (simulation.peakBytes <= options.budgetBytes)
       break;
-    // The estimate was off: aim lower by the overshoot.
     target -= simulation.peakBytes - options.budgetBytes;
   }
-  if (!attempt.found && attempt.message.empty())
+  // Below what a plan reaches by itself (checkpoints kept until their
+  // backward hold memory at the step's widest point, e.g. a language
+  // model's logits): plans for looser targets, and the plan that drops every
+  // block and keeps every boundary, with the schedule builder evicting
+  // under the budget what the plan keeps (recomputed where read again).
+  std::vector<Plan> loose;
+  for (double factor : {1.0, 1.03, 1.06, 1.12, 1.25, 1.5})
+    if (std::optional<Plan> plan =
+            runDp(int64_t(double(options.budgetBytes) * factor)))
+      if (loose.empty() || plan->kept != loose.back().kept ||
+          plan->options != loose.back().options)
+        loose.push_back(std::move(*plan));
+  Plan everything;
+  for (int boundary = 0; boundary < count; ++boundary)
+    everything.kept.push_back(boundary);
+  everything.options.assign(count + 1, BlockOption::Drop);
+  loose.push_back(everything);
+  int64_t buildWork = 64 * int64_t(problem.nodes.size()) + 1'000'000;
+  for (const Plan &plan : loose) {
+    std::vector<bool> discarded = measurer.discards(plan.kept, plan.options);
+    for (int variant = 0; variant < 3; ++variant) {
+      ScheduleBuilder builder(problem);
+      builder.setDiscarded(discarded);
+      builder.setBudget(options.budgetBytes,
+                        variant == 0 ? EvictionScore::CostPerByteDistance
+                                     : EvictionScore::ChainCostPerByteDistance);
+      builder.setHoldOperands(variant == 0);
+      if (variant == 2)
+        builder.setBudget(options.budgetBytes, EvictionScore::ByteDistance);
+      builder.setLimits(buildWork, deadline);
+      Schedule schedule = builder.build();
+      if (builder.aborted())
+        continue;
+      timedOut |= builder.ranOutOfTime();
+      consider(std::move(schedule), describe(plan, ", evicting under the "
+                                                   "budget"));
+    }
+  }
+  if (!attempt.best.hasSchedule())
     attempt.message = "no choice of blocks fits the budget";
   return attempt;
 }
@@ -626,43 +698,27 @@ SolverResult mlir::remat::solveBlocks(const RematProblem &problem,
   if (const char *text = std::getenv("REMAT_BLOCKS_WORK"))
     workSteps = std::atoll(text);
   int64_t count = int64_t(forward.size());
-  // Pure cut vertices, then with long-lived values set apart.
-  const int64_t spans[] = {count, std::max<int64_t>(8, count / 8)};
+  // Pure cut vertices, then with long-lived values set apart (the second
+  // only where it differs).
+  std::vector<BlockAnalysis> analyses;
+  analyses.emplace_back(problem, forward, count);
+  analyses.emplace_back(problem, forward, std::max<int64_t>(8, count / 8));
+  if (analyses[1].longLived == analyses[0].longLived)
+    analyses.pop_back();
   SolverResult best = notApplicable("blocks", "");
   bool timedOut = false;
   std::string why;
-  size_t previousLong = size_t(-1);
-  for (int64_t span : spans) {
-    BlockAnalysis analysis(problem, forward, span);
-    // Without long-lived values the second analysis is the first again.
-    size_t longCount = size_t(
-        std::count(analysis.longLived.begin(), analysis.longLived.end(), true));
-    if (longCount == previousLong)
-      continue;
-    previousLong = longCount;
-    Attempt attempt = solveOnAnalysis(analysis, options, workSteps / 2,
-                                      deadline, timedOut);
-    if (!attempt.found) {
+  for (const BlockAnalysis &analysis : analyses) {
+    Attempt attempt =
+        solveOnAnalysis(analysis, options, workSteps / int64_t(analyses.size()),
+                        deadline, timedOut);
+    if (!attempt.best.hasSchedule()) {
       if (why.empty())
         why = attempt.message;
       continue;
     }
-    SolverResult candidate = finish(problem, "blocks",
-                                    std::move(attempt.schedule), options,
-                                    attempt.message);
-    if (!candidate.hasSchedule())
-      continue;
-    auto fits = [](const SolverResult &r) {
-      return r.status == SolveStatus::Feasible;
-    };
-    bool better =
-        !best.hasSchedule() || (fits(candidate) && !fits(best)) ||
-        (fits(candidate) == fits(best) &&
-         (fits(candidate)
-              ? candidate.simulation.cost < best.simulation.cost
-              : candidate.simulation.peakBytes < best.simulation.peakBytes));
-    if (better)
-      best = std::move(candidate);
+    if (isBetterResult(attempt.best, best))
+      best = std::move(attempt.best);
   }
   if (!best.hasSchedule())
     return notApplicable("blocks",

@@ -260,7 +260,8 @@ TEST(Solvers, SolverSpecsParseOnce) {
   EXPECT_FALSE(SolverSpec::parse("segments=x", error));
   EXPECT_FALSE(SolverSpec::parse("", error));
   for (const char *name : {"none", "segments=3", "sqrt", "marks",
-                           "block-checkpoints", "chain", "heuristic", "auto"}) {
+                           "block-checkpoints", "chain", "blocks", "heuristic",
+                           "auto"}) {
     std::optional<SolverSpec> spec = SolverSpec::parse(name, error);
     ASSERT_TRUE(spec) << name << ": " << error;
     EXPECT_EQ(spec->str(), name);
