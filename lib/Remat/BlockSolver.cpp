@@ -370,14 +370,19 @@ Measured BlockMeasurer::measure(int from, int to, BlockOption option) const {
   facts.liveBytes = std::max(maxOver(forwardBegin, forwardEnd + 1),
                              maxOver(backwardBegin, backwardEnd));
   // Recomputation: every second run of a forward node in the block, and
-  // whatever else is recomputed within its backward window.
+  // of any other node within its backward window except the forward nodes
+  // before the block (the blocks before it are dropped here, and their
+  // recomputation, which starts just before the first read that needs it,
+  // is theirs).
   std::vector<bool> again(problem.nodes.size(), false);
   for (int64_t p = 0; p < int64_t(schedule.steps.size()); ++p) {
     NodeId id = schedule.steps[p];
     bool inBlock = id >= first && id <= last && isForward(id);
+    bool before = isForward(id) && id < first;
     bool repeat = again[id];
     again[id] = true;
-    if (repeat && (inBlock || (p >= backwardBegin && p < backwardEnd)))
+    if (repeat && (inBlock || (!before && p >= backwardBegin &&
+                               p < backwardEnd)))
       facts.cost += problem.nodes[id].cost;
   }
   // Held past the forward pass: block values not dropped that the backward
@@ -591,6 +596,18 @@ Attempt solveOnAnalysis(const BlockAnalysis &analysis,
     }
     std::reverse(plan.kept.begin(), plan.kept.end());
     std::reverse(plan.options.begin(), plan.options.end());
+    if (debug && std::getenv("REMAT_BLOCKS_PLAN")) {
+      int prev = -1;
+      for (size_t k = 0; k <= plan.kept.size(); ++k) {
+        int next = k < plan.kept.size() ? plan.kept[k] : count;
+        const Measured &f = at(prev, next)[int(plan.options[k])];
+        std::fprintf(stderr, "  block %d..%d opt %d live %lld cost %g held %lld own %lld\n",
+                     prev, next, int(plan.options[k]), (long long)f.liveBytes,
+                     f.cost, (long long)f.heldInside,
+                     (long long)measurer.keptBytes(prev, next));
+        prev = next;
+      }
+    }
     return plan;
   };
   auto describe = [&](const Plan &plan, const char *how) {
@@ -611,6 +628,8 @@ Attempt solveOnAnalysis(const BlockAnalysis &analysis,
     SolverResult candidate =
         finish(problem, "blocks", std::move(schedule), options,
                std::move(message));
+    if (debug && candidate.hasSchedule() && std::getenv("REMAT_BLOCKS_PLAN"))
+      std::fprintf(stderr, "%s\n", candidate.message.c_str());
     if (debug && candidate.hasSchedule())
       std::fprintf(stderr, "blocks: peak %lld cost %g: %s\n",
                    (long long)candidate.simulation.peakBytes,
