@@ -66,16 +66,16 @@ namespace {
 
 /// Boundaries the dynamic program takes at most.
 constexpr size_t kMaxBoundaries = 160;
-/// Blocks span at least this many consecutive boundaries where the work
-/// allows.
-constexpr size_t kMinSpan = 6;
 /// Non-long-lived values that may cross a boundary besides its own results.
 constexpr size_t kMaxCrossing = 2;
 /// Schedule steps the measurements may build in all, by default (about a
 /// quarter of a second on this project's machines).
-constexpr int64_t kDefaultWorkSteps = 3'000'000;
+constexpr int64_t kDefaultWorkSteps = 2'000'000;
+/// The fewest simulations worth running (about spans up to 3 with every
+/// option).
+constexpr double kMinSimulations = 16.0;
 /// Pareto states kept per boundary.
-constexpr size_t kMaxFront = 400;
+constexpr size_t kMaxFront = 100;
 
 enum class BlockOption { Drop, Keep, SelectiveHalf, SelectiveMost };
 constexpr BlockOption kOptions[] = {BlockOption::Drop, BlockOption::Keep,
@@ -193,7 +193,14 @@ public:
                 const std::vector<Boundary> &boundaries);
 
   /// Boundaries are -1 (the start), 0..L-1, L (the end).
-  Measured measure(int from, int to, BlockOption option) const;
+  /// Measures every block of one tiling at once: the boundaries at
+  /// `offset`, `offset + span`, ... kept, every block under `option`. A
+  /// block's live bytes are those of its windows less what the blocks
+  /// before it hold (as the dynamic program charges them). Calls
+  /// `store(from, to, facts)` per block.
+  template <typename Store>
+  void measureTiling(int span, int offset, BlockOption option,
+                     Store &&store) const;
   /// The discards of a whole choice: kept boundaries, and each block's
   /// option (blocks[k] covers kept[k-1] .. kept[k], the last one the end).
   std::vector<bool> discards(const std::vector<int> &kept,
@@ -302,64 +309,76 @@ BlockMeasurer::discards(const std::vector<int> &kept,
   return discarded;
 }
 
-Measured BlockMeasurer::measure(int from, int to, BlockOption option) const {
+template <typename Store>
+void BlockMeasurer::measureTiling(int span, int offset, BlockOption option,
+                                  Store &&store) const {
   int count = int(boundaries.size());
-  // Everything before `from` dropped (its windows come later), everything
-  // after `to` run once (its backward comes first): only this block's
-  // option differs between measurements.
-  std::vector<bool> discarded = markedDiscards;
-  if (from >= 0)
-    applyBlock(discarded, -1, from, BlockOption::Drop);
-  applyBlock(discarded, from, to, option);
-  // The boundaries before `from` were dropped with everything else; keep
-  // `from`'s checkpoint.
-  if (from >= 0)
-    for (ValueId value : boundaries[from].kept)
-      discarded[value] = markedDiscards[value];
+  std::vector<int> kept;
+  for (int b = offset; b < count; b += span)
+    kept.push_back(b);
+  std::vector<BlockOption> options(kept.size() + 1, option);
+  std::vector<bool> discarded = discards(kept, options);
   Schedule schedule = buildWithDiscards(problem, discarded);
   Simulation simulation = simulate(problem, schedule);
-  Measured facts;
   if (!simulation.valid)
-    return facts;
-  facts.valid = true;
-  NodeId first = forward[startPosition(from)];
-  NodeId last = forward[endPosition(to)];
+    return;
   auto isForward = [&](NodeId id) {
     return problem.nodes[id].phase == NodePhase::Forward;
   };
-  std::vector<bool> seen(problem.nodes.size(), false);
-  int64_t forwardBegin = -1, forwardEnd = -1, lastForward = -1;
-  for (size_t p = 0; p < schedule.steps.size(); ++p) {
+  size_t steps = schedule.steps.size();
+  // First computations of forward nodes, and repeated runs of the others.
+  std::vector<int64_t> firstAt(problem.nodes.size(), -1);
+  std::vector<double> otherRepeats(steps + 1, 0.0); // prefix sums
+  int64_t lastForward = -1;
+  for (size_t p = 0; p < steps; ++p) {
     NodeId id = schedule.steps[p];
-    bool firstTime = !seen[id];
-    seen[id] = true;
-    if (firstTime && isForward(id)) {
+    bool firstTime = firstAt[id] < 0;
+    if (firstTime)
+      firstAt[id] = int64_t(p);
+    if (firstTime && isForward(id))
       lastForward = int64_t(p);
-      if (id >= first && id <= last) {
-        if (forwardBegin < 0)
-          forwardBegin = int64_t(p);
-        forwardEnd = int64_t(p);
-      }
-    }
+    otherRepeats[p + 1] = otherRepeats[p] + (!firstTime && !isForward(id)
+                                                 ? problem.nodes[id].cost
+                                                 : 0.0);
   }
-  // The backward window: from the first step after the forward pass that
-  // reads a (not long-lived) forward value made before the end boundary's
-  // node, other than what that boundary keeps, to the first that reads one
-  // made before the start boundary's node.
-  auto firstReadBefore = [&](int boundary) {
+  // A block's forward window: its first computations. Its backward window:
+  // from where the backward starts on the blocks before its end boundary to
+  // where it starts on those before its start boundary (the end of the
+  // forward pass and the end of the step for the last and first blocks).
+  // The backward starts on the blocks before a boundary at the first step
+  // after the forward pass that reads a forward value (not long-lived, not
+  // kept by the boundary) made before the boundary's node, or recomputes a
+  // forward node at or before it (a dropped value's recomputation comes
+  // just before the read that needs it). Those points cut the backward the
+  // same way whatever is kept, so the windows of consecutive blocks tile
+  // it. The later the boundary, the earlier its point: one pass from the
+  // last kept boundary back.
+  std::vector<int64_t> windowEnd(kept.size(), int64_t(steps));
+  size_t cursor = size_t(lastForward + 1);
+  for (size_t j = kept.size(); j-- > 0;) {
+    int boundary = kept[j];
     NodeId threshold = forward[boundaries[boundary].position];
-    for (size_t p = lastForward + 1; p < schedule.steps.size(); ++p)
-      for (ValueId operand : problem.nodes[schedule.steps[p]].operands) {
+    for (; cursor < steps; ++cursor) {
+      NodeId id = schedule.steps[cursor];
+      bool hit = isForward(id) && id <= threshold &&
+                 std::none_of(problem.nodes[id].results.begin(),
+                              problem.nodes[id].results.end(),
+                              [&](ValueId value) {
+                                return analysis.longLived[value];
+                              });
+      for (ValueId operand : problem.nodes[id].operands) {
         NodeId producer = problem.values[operand].producer;
         if (isForward(producer) && producer < threshold &&
             !analysis.longLived[operand] && !isKeptBy(boundary, operand))
-          return int64_t(p);
+          hit = true;
       }
-    return int64_t(schedule.steps.size());
-  };
-  int64_t backwardBegin = to >= count ? lastForward + 1 : firstReadBefore(to);
-  int64_t backwardEnd =
-      from < 0 ? int64_t(schedule.steps.size()) : firstReadBefore(from);
+      if (hit)
+        break;
+    }
+    windowEnd[j] = int64_t(cursor);
+  }
+  // Largest live bytes over a range of steps, by a sparse table would be
+  // faster; the ranges tile the schedule, so a plain scan is linear.
   auto maxOver = [&](int64_t begin, int64_t end) {
     int64_t most = 0;
     for (int64_t p = std::max<int64_t>(begin, 0);
@@ -367,37 +386,39 @@ Measured BlockMeasurer::measure(int from, int to, BlockOption option) const {
       most = std::max(most, simulation.liveBytes[p]);
     return most;
   };
-  facts.liveBytes = std::max(maxOver(forwardBegin, forwardEnd + 1),
-                             maxOver(backwardBegin, backwardEnd));
-  // Recomputation: every second run of a forward node in the block, and
-  // of any other node within its backward window except the forward nodes
-  // before the block (the blocks before it are dropped here, and their
-  // recomputation, which starts just before the first read that needs it,
-  // is theirs).
-  std::vector<bool> again(problem.nodes.size(), false);
-  for (int64_t p = 0; p < int64_t(schedule.steps.size()); ++p) {
-    NodeId id = schedule.steps[p];
-    bool inBlock = id >= first && id <= last && isForward(id);
-    bool before = isForward(id) && id < first;
-    bool repeat = again[id];
-    again[id] = true;
-    if (repeat && (inBlock || (!before && p >= backwardBegin &&
-                               p < backwardEnd)))
-      facts.cost += problem.nodes[id].cost;
-  }
-  // Held past the forward pass: block values not dropped that the backward
-  // reads (the end boundary's own are charged with it).
-  if (option != BlockOption::Drop) {
+  int64_t held = 0;
+  for (size_t j = 0; j <= kept.size(); ++j) {
+    int from = j == 0 ? -1 : kept[j - 1];
+    int to = j < kept.size() ? kept[j] : count;
     int begin = startPosition(from), end = endPosition(to);
-    for (int p = begin; p <= end; ++p)
-      for (ValueId value : problem.nodes[forward[p]].results)
-        if (!discarded[value] && analysis.readByBackward[value] &&
-            !analysis.longLived[value] && !isKeptBy(to, value) &&
-            !(to >= count))
-          facts.heldInside =
-              addBytesSaturated(facts.heldInside, problem.values[value].bytes);
+    Measured facts;
+    facts.valid = true;
+    int64_t forwardBegin = int64_t(steps), forwardEnd = -1;
+    for (int p = begin; p <= end; ++p) {
+      NodeId id = forward[p];
+      forwardBegin = std::min(forwardBegin, firstAt[id]);
+      forwardEnd = std::max(forwardEnd, firstAt[id]);
+      facts.cost += problem.nodes[id].cost *
+                    double(std::max(0, simulation.runs[id] - 1));
+    }
+    int64_t backwardBegin = to >= count ? lastForward + 1 : windowEnd[j];
+    int64_t backwardEnd = from < 0 ? int64_t(steps) : windowEnd[j - 1];
+    if (backwardEnd > backwardBegin)
+      facts.cost += otherRepeats[backwardEnd] - otherRepeats[backwardBegin];
+    int64_t live = std::max(maxOver(forwardBegin, forwardEnd + 1),
+                            maxOver(backwardBegin, backwardEnd));
+    facts.liveBytes = std::max<int64_t>(0, live - held);
+    if (option != BlockOption::Drop && to < count)
+      for (int p = begin; p <= end; ++p)
+        for (ValueId value : problem.nodes[forward[p]].results)
+          if (!discarded[value] && analysis.readByBackward[value] &&
+              !analysis.longLived[value] && !isKeptBy(to, value))
+            facts.heldInside = addBytesSaturated(facts.heldInside,
+                                                 problem.values[value].bytes);
+    store(from, to, facts);
+    held = addBytesSaturated(addBytesSaturated(held, keptBytes(from, to)),
+                             facts.heldInside);
   }
-  return facts;
 }
 
 struct State {
@@ -469,25 +490,38 @@ Attempt solveOnAnalysis(const BlockAnalysis &analysis,
                         bool &timedOut) {
   Attempt attempt;
   const RematProblem &problem = analysis.problem;
-  // Each measurement builds and simulates a schedule of about the starting
-  // order's length (more with recomputation): the work affords so many
-  // measurements, three options per block (plus kept single blocks). Use as
-  // many boundaries as the work allows with blocks spanning at least
-  // kMinSpan of them, then the longest spans the work allows.
+  // Each simulation builds and measures a schedule of about the starting
+  // order's length (more with recomputation): the work affords so many.
+  // One simulation measures every block of a tiling (boundaries kept every
+  // `span`, from an offset): blocks of span s take s tilings per option.
+  // Spans grow while the work allows: first with the selective options,
+  // then dropped blocks alone. The kept single blocks take one.
   double perMeasure = 2.0 * double(problem.nodes.size()) + 1.0;
   double affordable = double(workSteps) / perMeasure;
-  size_t limit = std::min<size_t>(
-      {analysis.boundaries.size(), kMaxBoundaries,
-       size_t(affordable / (3.0 * double(kMinSpan)))});
-  if (limit < 1 || analysis.boundaries.empty()) {
+  size_t limit = std::min(analysis.boundaries.size(), kMaxBoundaries);
+  int maxSpan = 0, selectiveSpan = 0;
+  double used = 1.0;
+  for (int span = 1; span <= int(limit) + 1; ++span) {
+    if (used + 3.0 * span > affordable)
+      break;
+    used += 3.0 * span;
+    maxSpan = selectiveSpan = span;
+  }
+  for (int span = maxSpan + 1; span <= int(limit) + 1; ++span) {
+    if (used + span > affordable)
+      break;
+    used += span;
+    maxSpan = span;
+  }
+  // Fewer simulations than this measure too little to be worth the work.
+  if (affordable < kMinSimulations || analysis.boundaries.empty()) {
     attempt.message = analysis.boundaries.empty()
                           ? "the forward part has no block boundaries"
-                          : "the graph is too large for the block measurements";
+                          : "the graph is too large for the block "
+                            "measurements within the work limit (" +
+                                std::to_string(workSteps) + " steps)";
     return attempt;
   }
-  int maxSpan = int(std::min<double>(double(limit) + 1.0,
-                                     affordable / (3.0 * double(limit))));
-  maxSpan = std::max(maxSpan, 1);
   if (const char *text = std::getenv("REMAT_BLOCKS_SPAN"))
     maxSpan = std::min(maxSpan, std::atoi(text));
   std::vector<Boundary> boundaries = thinBoundaries(analysis, limit);
@@ -496,10 +530,15 @@ Attempt solveOnAnalysis(const BlockAnalysis &analysis,
     int longCount = 0;
     for (bool l : analysis.longLived)
       longCount += l;
-    std::fprintf(stderr, "blocks: %zu forward, %d long-lived, %zu boundaries, "
-                 "%zu used, span %d\n", analysis.forward.size(), longCount,
-                 analysis.boundaries.size(), boundaries.size(), maxSpan);
+    int pure = 0;
+    for (const Boundary &b : analysis.boundaries)
+      pure += b.crossing.empty();
+    std::fprintf(stderr, "blocks: %zu forward, %d long-lived, %zu boundaries "
+                 "(%d pure), %zu used, span %d\n", analysis.forward.size(),
+                 longCount, analysis.boundaries.size(), pure,
+                 boundaries.size(), maxSpan);
   }
+  Clock::time_point startedAt = Clock::now();
   BlockMeasurer measurer(analysis, boundaries);
   int count = int(boundaries.size());
   // measured[(from + 1) * (count + 2) + (to + 1)][option]
@@ -510,20 +549,30 @@ Attempt solveOnAnalysis(const BlockAnalysis &analysis,
   };
   // Shorter blocks first, so that a run cut short by the time limit still
   // has the fine-grained ones.
-  for (int span = 1; span <= std::min(count + 1, maxSpan); ++span)
-    for (int from = -1; from + span <= count; ++from) {
-      int to = from + span;
+  auto store = [&](BlockOption option) {
+    return [&at, option](int from, int to, const Measured &facts) {
+      Measured &slot = at(from, to)[int(option)];
+      if (!slot.valid)
+        slot = facts;
+    };
+  };
+  measurer.measureTiling(1, 0, BlockOption::Keep, store(BlockOption::Keep));
+  for (int span = 1; span <= maxSpan && !timedOut; ++span)
+    for (int offset = 0; offset < span && !timedOut; ++offset)
       for (BlockOption option : kOptions) {
-        if (option == BlockOption::Keep && span > 1)
+        if (option == BlockOption::Keep ||
+            (option != BlockOption::Drop && span > selectiveSpan))
           continue;
         if (deadline && Clock::now() > *deadline) {
           timedOut = true;
           break;
         }
-        at(from, to)[int(option)] = measurer.measure(from, to, option);
+        measurer.measureTiling(span, offset, option, store(option));
       }
-    }
-
+  if (debug)
+    std::fprintf(stderr, "blocks: measurements %.3f s\n",
+                 std::chrono::duration<double>(Clock::now() - startedAt)
+                     .count());
   // The dynamic program at a target: the kept boundaries and each block's
   // option, or nothing when no choice fits the target.
   struct Plan {
@@ -640,6 +689,7 @@ Attempt solveOnAnalysis(const BlockAnalysis &analysis,
 
   // The plan at the budget; where the estimate was off and it overshoots,
   // again with the target lowered by the overshoot.
+  Clock::time_point measuredAt = Clock::now();
   int64_t target = options.budgetBytes;
   for (int round = 0; round < 4; ++round) {
     std::optional<Plan> plan = runDp(target);
@@ -661,7 +711,7 @@ Attempt solveOnAnalysis(const BlockAnalysis &analysis,
   // block and keeps every boundary, with the schedule builder evicting
   // under the budget what the plan keeps (recomputed where read again).
   std::vector<Plan> loose;
-  for (double factor : {1.0, 1.03, 1.06, 1.12, 1.25, 1.5})
+  for (double factor : {1.0, 1.05, 1.15, 1.4})
     if (std::optional<Plan> plan =
             runDp(int64_t(double(options.budgetBytes) * factor)))
       if (loose.empty() || plan->kept != loose.back().kept ||
@@ -693,6 +743,10 @@ Attempt solveOnAnalysis(const BlockAnalysis &analysis,
                                                    "budget"));
     }
   }
+  if (debug)
+    std::fprintf(stderr, "blocks: plans and fix-ups %.3f s\n",
+                 std::chrono::duration<double>(Clock::now() - measuredAt)
+                     .count());
   if (!attempt.best.hasSchedule())
     attempt.message = "no choice of blocks fits the budget";
   return attempt;

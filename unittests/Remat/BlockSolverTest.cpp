@@ -203,3 +203,42 @@ TEST(BlockSolver, ParsesAndRunsThroughSolve) {
 }
 
 } // namespace
+
+namespace {
+
+/// A large training graph: the measurements are bounded by the work limit,
+/// so the solve stays near-linear (boundaries are thinned to fit).
+RematProblem largeGraph(int64_t layers) {
+  TrainingGraphOptions graph;
+  graph.layers = layers;
+  graph.seed = 2026;
+  graph.skipProbability = 0.1;
+  return generateTrainingGraph(graph);
+}
+
+void solveLarge(int64_t layers) {
+  RematProblem problem = largeGraph(layers);
+  int64_t peak = simulate(problem, getStartingSchedule(problem)).peakBytes;
+  int64_t floor = problem.getPeakLowerBound();
+  SolverOptions options;
+  options.budgetBytes = floor + (peak - floor) / 2;
+  SolverResult result = solveBlocks(problem, options);
+  ASSERT_TRUE(result.hasSchedule()) << result.message;
+  EXPECT_TRUE(fits(result)) << result.message;
+}
+
+TEST(BlockSolver, LargeGraphsStayWithinTheirWork) { solveLarge(5000); }
+
+TEST(BlockSolver, SaysNotApplicableWhereTheWorkAffordsNoBlocks) {
+  // About 100k nodes: not one block measurement per boundary fits the
+  // default work, and the solver says so rather than running long.
+  RematProblem problem = largeGraph(33000);
+  SolverOptions options;
+  options.budgetBytes = problem.getPeakLowerBound() * 2;
+  SolverResult result = solveBlocks(problem, options);
+  EXPECT_EQ(result.status, SolveStatus::NotApplicable);
+  EXPECT_NE(result.message.find("too large"), std::string::npos)
+      << result.message;
+}
+
+} // namespace
