@@ -55,7 +55,6 @@
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
-#include <functional>
 #include <limits>
 #include <optional>
 #include <set>
@@ -422,129 +421,6 @@ void BlockMeasurer::measureTiling(int span, int offset, BlockOption option,
   }
 }
 
-/// The two-level schedule of a plan: only the level-one kept boundaries
-/// (`levelOne`, indices into `kept`) stay from the forward pass; the other
-/// kept boundaries are dropped with the blocks and made again by replaying
-/// the forward from the nearest boundary still held, when the backward
-/// first needs them (the replay's intermediates are not kept: their own
-/// block recomputes them before its backward). What the backward reads is
-/// recomputed block by block, as in the one-level plan. So the checkpoints
-/// are not live at the step's widest point (a language model's logits at
-/// the end of the forward pass), at the cost of one more forward. Returns
-/// nothing where a value to drop cannot be recomputed.
-std::optional<Schedule>
-buildTwoLevel(const BlockAnalysis &analysis,
-              const std::vector<Boundary> &boundaries,
-              const std::vector<bool> &discarded, const std::vector<int> &kept,
-              const std::vector<bool> &levelOne) {
-  const RematProblem &problem = analysis.problem;
-  size_t n = problem.nodes.size();
-  auto isForward = [&](NodeId id) {
-    return problem.nodes[id].phase == NodePhase::Forward;
-  };
-  std::vector<bool> levelOneValue(problem.values.size(), false);
-  for (size_t j = 0; j < kept.size(); ++j)
-    if (levelOne[j])
-      for (ValueId value : boundaries[kept[j]].kept)
-        levelOneValue[value] = true;
-  // checkpoint[node]: the node defines a kept boundary's values.
-  std::vector<bool> fresh(n, true), checkpoint(n, false);
-  for (size_t j = 0; j < kept.size(); ++j)
-    for (ValueId value : boundaries[kept[j]].kept) {
-      NodeId producer = problem.values[value].producer;
-      checkpoint[producer] = true;
-      if (!levelOneValue[value] && problem.nodes[producer].recomputable &&
-          problem.nodes[producer].policy != NodePolicy::Keep)
-        fresh[producer] = false;
-    }
-  for (size_t id = 0; id < n; ++id)
-    if (isForward(NodeId(id)))
-      for (ValueId value : problem.nodes[id].results)
-        if (discarded[value])
-          fresh[id] = false;
-  std::vector<std::vector<NodeId>> viewUsers(n);
-  for (const RematValue &value : problem.values)
-    if (value.viewOf >= 0)
-      viewUsers[problem.values[value.viewOf].producer].push_back(
-          NodeId(&value - problem.values.data()));
-  Schedule schedule;
-  bool failed = false;
-  std::vector<bool> ran(n, false);
-  auto emit = [&](NodeId id) {
-    if (ran[id] && !problem.nodes[id].recomputable)
-      failed = true;
-    ran[id] = true;
-    schedule.steps.push_back(id);
-    // Views of the old instance are stale.
-    for (ValueId view : viewUsers[id])
-      fresh[problem.values[view].producer] = false;
-  };
-  // The non-fresh forward producers `id` needs.
-  auto staleOperands = [&](NodeId id) {
-    std::vector<NodeId> stale;
-    for (ValueId operand : problem.nodes[id].operands) {
-      NodeId producer = problem.values[operand].producer;
-      if (isForward(producer) && !fresh[producer] &&
-          std::find(stale.begin(), stale.end(), producer) == stale.end())
-        stale.push_back(producer);
-    }
-    return stale;
-  };
-  // Replays the forward up to checkpoint `target`: every stale node it
-  // needs, in order; only checkpoints become fresh.
-  auto replay = [&](NodeId target) {
-    std::vector<NodeId> stack = {target}, needed;
-    std::vector<bool> seen(n, false);
-    seen[target] = true;
-    while (!stack.empty()) {
-      NodeId top = stack.back();
-      stack.pop_back();
-      needed.push_back(top);
-      for (NodeId producer : staleOperands(top))
-        if (!seen[producer]) {
-          seen[producer] = true;
-          stack.push_back(producer);
-        }
-    }
-    std::sort(needed.begin(), needed.end());
-    for (NodeId id : needed) {
-      emit(id);
-      if (checkpoint[id])
-        fresh[id] = true;
-    }
-  };
-  // Recomputes `target` for the backward, and what it needs of its block.
-  std::function<void(NodeId)> refresh = [&](NodeId target) {
-    if (failed || fresh[target])
-      return;
-    if (checkpoint[target]) {
-      replay(target);
-      return;
-    }
-    for (NodeId producer : staleOperands(target))
-      refresh(producer);
-    emit(target);
-    fresh[target] = true;
-  };
-  for (size_t id = 0; id < n && !failed; ++id) {
-    if (!isForward(NodeId(id))) {
-      // Operands one at a time: refreshing one can make a view stale.
-      for (bool again = true; again && !failed;) {
-        again = false;
-        for (NodeId producer : staleOperands(NodeId(id))) {
-          refresh(producer);
-          again = true;
-        }
-      }
-    }
-    // The first run: a stale node's forward instance serves the forward.
-    emit(NodeId(id));
-  }
-  if (failed)
-    return std::nullopt;
-  return schedule;
-}
-
 struct State {
   int64_t heldBefore;
   double cost;
@@ -865,40 +741,6 @@ Attempt solveOnAnalysis(const BlockAnalysis &analysis,
       timedOut |= builder.ranOutOfTime();
       consider(std::move(schedule), describe(plan, ", evicting under the "
                                                    "budget"));
-    }
-  }
-  // Two levels: of each plan's kept boundaries only every m-th stays from
-  // the forward pass, the others are replayed after the widest point.
-  for (const Plan &plan : loose) {
-    if (plan.kept.size() < 2)
-      continue;
-    std::vector<bool> discarded = measurer.discards(plan.kept, plan.options);
-    for (size_t every : {2, 3, 4, 6, 1 << 30}) {
-      std::vector<bool> levelOne(plan.kept.size(), false);
-      // Counted from the last, which the widest point's block starts from.
-      for (size_t j = 0; j < plan.kept.size(); j += every)
-        levelOne[plan.kept.size() - 1 - j] = true;
-      std::optional<Schedule> schedule =
-          buildTwoLevel(analysis, boundaries, discarded, plan.kept, levelOne);
-      if (debug && !schedule)
-        std::fprintf(stderr, "blocks: two-level %zu: not recomputable\n",
-                     every);
-      if (debug && schedule) {
-        Simulation check = simulate(problem, *schedule);
-        if (!check.valid)
-          std::fprintf(stderr, "blocks: two-level %zu: %s\n", every,
-                       check.error.c_str());
-        else
-          std::fprintf(stderr, "blocks: two-level %zu: peak %lld at step %lld of %zu: %s\n", every,
-                       (long long)check.peakBytes, (long long)check.peakStep, schedule->steps.size(),
-                       problem.nodes[schedule->steps[check.peakStep]].name.c_str());
-      }
-      if (schedule)
-        consider(std::move(*schedule),
-                 describe(plan, (", replaying all but every " +
-                                 std::to_string(every) +
-                                 "-th after the widest point")
-                                    .c_str()));
     }
   }
   if (debug)
