@@ -30,17 +30,32 @@
 // Dynamic program. As in `chain`: what is live while a block's forward runs
 // and while its backward (with its recomputation) runs is the same whatever
 // is chosen elsewhere, plus what earlier kept boundaries and kept or
-// selective blocks hold until their own backward. Each (a, b, option) is
-// measured once by simulate() on a schedule that treats only that block so;
-// the DP keeps per boundary the Pareto front of (bytes held from before,
+// selective blocks hold until their own backward. Blocks and options are
+// measured by simulate(): one simulation keeps the boundaries every `span`
+// from an offset, treats every block alike, and measures each block's
+// windows less what the blocks before it hold (so blocks of span s take s
+// simulations per option, whatever the number of boundaries). The DP keeps
+// per boundary the Pareto front (at most 100) of (bytes held from before,
 // recomputation cost). The chosen schedule is simulated like every other;
 // if the estimate was off and it overshoots, the DP runs again with the
 // target lowered by the overshoot.
 //
-// Work. The number of measured blocks is bounded by a work limit
-// proportional to the graph (boundaries are thinned, evenly by the forward
-// bytes, to fit it), so the solver stays near-linear on big graphs; without
-// forward/backward phases or boundaries it is "not applicable".
+// Below the checkpoints' floor. Kept checkpoints are live at the step's
+// widest point (a language model's logits and their gradient at the end of
+// the forward pass), so plans alone stop short of the tightest budgets.
+// The plans for looser targets (x1.05, x1.15, x1.4) and the plan that drops
+// every block and keeps every boundary also go through the schedule builder
+// with eviction under the budget (three scores, as the heuristic), which
+// drops what the plan keeps where the budget needs it and recomputes it
+// where read. The cheapest schedule within the budget wins, else the one
+// with the smallest peak.
+//
+// Work. The simulations are bounded by a work limit (2,000,000 schedule
+// steps by default, `work-limit` otherwise): spans grow while it allows,
+// with at least 16 simulations (else "not applicable": about 60,000 nodes
+// by default); boundaries beyond 160 are thinned evenly by the forward
+// bytes. Without forward/backward phases or boundaries it is "not
+// applicable".
 //
 //===----------------------------------------------------------------------===//
 
@@ -53,8 +68,6 @@
 #include <array>
 #include <chrono>
 #include <cmath>
-#include <cstdio>
-#include <cstdlib>
 #include <limits>
 #include <optional>
 #include <set>
@@ -68,8 +81,8 @@ namespace {
 constexpr size_t kMaxBoundaries = 160;
 /// Non-long-lived values that may cross a boundary besides its own results.
 constexpr size_t kMaxCrossing = 2;
-/// Schedule steps the measurements may build in all, by default (about a
-/// quarter of a second on this project's machines).
+/// Schedule steps the measurements may build in all, by default (about half
+/// a second on the GPT-style step, on this project's machines).
 constexpr int64_t kDefaultWorkSteps = 2'000'000;
 /// The fewest simulations worth running (about spans up to 3 with every
 /// option).
@@ -522,23 +535,7 @@ Attempt solveOnAnalysis(const BlockAnalysis &analysis,
                                 std::to_string(workSteps) + " steps)";
     return attempt;
   }
-  if (const char *text = std::getenv("REMAT_BLOCKS_SPAN"))
-    maxSpan = std::min(maxSpan, std::atoi(text));
   std::vector<Boundary> boundaries = thinBoundaries(analysis, limit);
-  bool debug = std::getenv("REMAT_BLOCKS_DEBUG") != nullptr;
-  if (debug) {
-    int longCount = 0;
-    for (bool l : analysis.longLived)
-      longCount += l;
-    int pure = 0;
-    for (const Boundary &b : analysis.boundaries)
-      pure += b.crossing.empty();
-    std::fprintf(stderr, "blocks: %zu forward, %d long-lived, %zu boundaries "
-                 "(%d pure), %zu used, span %d\n", analysis.forward.size(),
-                 longCount, analysis.boundaries.size(), pure,
-                 boundaries.size(), maxSpan);
-  }
-  Clock::time_point startedAt = Clock::now();
   BlockMeasurer measurer(analysis, boundaries);
   int count = int(boundaries.size());
   // measured[(from + 1) * (count + 2) + (to + 1)][option]
@@ -569,10 +566,6 @@ Attempt solveOnAnalysis(const BlockAnalysis &analysis,
         }
         measurer.measureTiling(span, offset, option, store(option));
       }
-  if (debug)
-    std::fprintf(stderr, "blocks: measurements %.3f s\n",
-                 std::chrono::duration<double>(Clock::now() - startedAt)
-                     .count());
   // The dynamic program at a target: the kept boundaries and each block's
   // option, or nothing when no choice fits the target.
   struct Plan {
@@ -645,18 +638,6 @@ Attempt solveOnAnalysis(const BlockAnalysis &analysis,
     }
     std::reverse(plan.kept.begin(), plan.kept.end());
     std::reverse(plan.options.begin(), plan.options.end());
-    if (debug && std::getenv("REMAT_BLOCKS_PLAN")) {
-      int prev = -1;
-      for (size_t k = 0; k <= plan.kept.size(); ++k) {
-        int next = k < plan.kept.size() ? plan.kept[k] : count;
-        const Measured &f = at(prev, next)[int(plan.options[k])];
-        std::fprintf(stderr, "  block %d..%d opt %d live %lld cost %g held %lld own %lld\n",
-                     prev, next, int(plan.options[k]), (long long)f.liveBytes,
-                     f.cost, (long long)f.heldInside,
-                     (long long)measurer.keptBytes(prev, next));
-        prev = next;
-      }
-    }
     return plan;
   };
   auto describe = [&](const Plan &plan, const char *how) {
@@ -677,19 +658,12 @@ Attempt solveOnAnalysis(const BlockAnalysis &analysis,
     SolverResult candidate =
         finish(problem, "blocks", std::move(schedule), options,
                std::move(message));
-    if (debug && candidate.hasSchedule() && std::getenv("REMAT_BLOCKS_PLAN"))
-      std::fprintf(stderr, "%s\n", candidate.message.c_str());
-    if (debug && candidate.hasSchedule())
-      std::fprintf(stderr, "blocks: peak %lld cost %g: %s\n",
-                   (long long)candidate.simulation.peakBytes,
-                   candidate.simulation.cost, candidate.message.c_str());
     if (isBetterResult(candidate, attempt.best))
       attempt.best = std::move(candidate);
   };
 
   // The plan at the budget; where the estimate was off and it overshoots,
   // again with the target lowered by the overshoot.
-  Clock::time_point measuredAt = Clock::now();
   int64_t target = options.budgetBytes;
   for (int round = 0; round < 4; ++round) {
     std::optional<Plan> plan = runDp(target);
@@ -743,10 +717,6 @@ Attempt solveOnAnalysis(const BlockAnalysis &analysis,
                                                    "budget"));
     }
   }
-  if (debug)
-    std::fprintf(stderr, "blocks: plans and fix-ups %.3f s\n",
-                 std::chrono::duration<double>(Clock::now() - measuredAt)
-                     .count());
   if (!attempt.best.hasSchedule())
     attempt.message = "no choice of blocks fits the budget";
   return attempt;
@@ -768,8 +738,6 @@ SolverResult mlir::remat::solveBlocks(const RematProblem &problem,
                                    "phases (remat.phase)");
   int64_t workSteps =
       options.workLimit > 0 ? options.workLimit : kDefaultWorkSteps;
-  if (const char *text = std::getenv("REMAT_BLOCKS_WORK"))
-    workSteps = std::atoll(text);
   int64_t count = int64_t(forward.size());
   // Pure cut vertices, then with long-lived values set apart (the second
   // only where it differs).
