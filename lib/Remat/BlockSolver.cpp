@@ -50,9 +50,9 @@
 // where read. The cheapest schedule within the budget wins, else the one
 // with the smallest peak.
 //
-// Work. The simulations are bounded by a work limit (2,000,000 schedule
+// Work. The simulations are bounded by a work limit (1,000,000 schedule
 // steps by default, `work-limit` otherwise): spans grow while it allows,
-// with at least 16 simulations (else "not applicable": about 60,000 nodes
+// with at least 16 simulations (else "not applicable": about 30,000 nodes
 // by default); boundaries beyond 160 are thinned evenly by the forward
 // bytes. Without forward/backward phases or boundaries it is "not
 // applicable".
@@ -81,9 +81,9 @@ namespace {
 constexpr size_t kMaxBoundaries = 160;
 /// Non-long-lived values that may cross a boundary besides its own results.
 constexpr size_t kMaxCrossing = 2;
-/// Schedule steps the measurements may build in all, by default (about half
-/// a second on the GPT-style step, on this project's machines).
-constexpr int64_t kDefaultWorkSteps = 2'000'000;
+/// Schedule steps the measurements may build in all, by default (about a
+/// quarter of a second on the GPT-style step, on this project's machines).
+constexpr int64_t kDefaultWorkSteps = 1'000'000;
 /// The fewest simulations worth running (about spans up to 3 with every
 /// option).
 constexpr double kMinSimulations = 16.0;
