@@ -87,8 +87,10 @@ constexpr int64_t kDefaultWorkSteps = 1'000'000;
 /// The fewest simulations worth running (about spans up to 3 with every
 /// option).
 constexpr double kMinSimulations = 16.0;
+/// The most simulations: on small graphs more add little.
+constexpr double kMaxSimulations = 600.0;
 /// Pareto states kept per boundary.
-constexpr size_t kMaxFront = 100;
+constexpr size_t kMaxFront = 40;
 
 enum class BlockOption { Drop, Keep, SelectiveHalf, SelectiveMost };
 constexpr BlockOption kOptions[] = {BlockOption::Drop, BlockOption::Keep,
@@ -510,7 +512,8 @@ Attempt solveOnAnalysis(const BlockAnalysis &analysis,
   // Spans grow while the work allows: first with the selective options,
   // then dropped blocks alone. The kept single blocks take one.
   double perMeasure = 2.0 * double(problem.nodes.size()) + 1.0;
-  double affordable = double(workSteps) / perMeasure;
+  double affordable =
+      std::min(double(workSteps) / perMeasure, kMaxSimulations);
   size_t limit = std::min(analysis.boundaries.size(), kMaxBoundaries);
   int maxSpan = 0, selectiveSpan = 0;
   double used = 1.0;
