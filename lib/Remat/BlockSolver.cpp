@@ -90,7 +90,7 @@ constexpr double kMinSimulations = 16.0;
 /// The most simulations: on small graphs more add little.
 constexpr double kMaxSimulations = 600.0;
 /// Pareto states kept per boundary.
-constexpr size_t kMaxFront = 40;
+constexpr size_t kMaxFront = 100;
 
 enum class BlockOption { Drop, Keep, SelectiveHalf, SelectiveMost };
 constexpr BlockOption kOptions[] = {BlockOption::Drop, BlockOption::Keep,
