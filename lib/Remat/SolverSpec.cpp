@@ -32,13 +32,14 @@ std::optional<SolverSpec> SolverSpec::parse(StringRef text,
           .Case("marks", SolverKind::Marks)
           .Case("chain", SolverKind::Chain)
           .Case("heuristic", SolverKind::Heuristic)
+          .Case("search", SolverKind::Search)
           .Case("exact", SolverKind::Exact)
           .Case("auto", SolverKind::Auto)
           .Default(std::nullopt);
   if (!kind) {
     error = "unknown solver '" + text.str() +
             "': expected none, segments=K, sqrt, marks, chain, heuristic, "
-            "exact or auto";
+            "search, exact or auto";
     return std::nullopt;
   }
   if (*kind == SolverKind::Exact && !isExactSolverAvailable()) {
@@ -63,6 +64,8 @@ std::string SolverSpec::str() const {
     return "chain";
   case SolverKind::Heuristic:
     return "heuristic";
+  case SolverKind::Search:
+    return "search";
   case SolverKind::Exact:
     return "exact";
   case SolverKind::Auto:

@@ -252,6 +252,8 @@ SolverResult mlir::remat::solve(const RematProblem &problem,
     return solveChain(problem, options);
   case SolverKind::Heuristic:
     return solveHeuristic(problem, options);
+  case SolverKind::Search:
+    return solveSearch(problem, options);
   case SolverKind::Exact:
     return solveExact(problem, options);
   case SolverKind::Auto:

@@ -2,7 +2,7 @@
 //-*-===//
 //
 // Which solver to run, as a typed value: `none`, `segments=K`, `sqrt`,
-// `marks`, `chain`, `heuristic`, `exact` or `auto`. Parsed once where the
+// `marks`, `chain`, `heuristic`, `search`, `exact` or `auto`. Parsed once where the
 // user writes it (a pass option, a tool flag, a list of policies), so that a
 // bad name or value is rejected there, not when a solve starts. Prints back
 // as written, so pass pipelines round-trip, and has a cl::parser so that
@@ -32,6 +32,7 @@ enum class SolverKind {
   Marks,
   Chain,
   Heuristic,
+  Search,
   Exact,
   Auto
 };

@@ -66,7 +66,7 @@ template <typename Visitor> void forEachRematOption(Visitor &&visit) {
         "Byte budget for arguments + arena: 2.5GB, 512MiB, 123456, or 80% of "
         "what the step needs as given");
   visit(&RematOptions::solver, "solver",
-        "none, segments=K, sqrt, marks, chain, heuristic, exact or auto");
+        "none, segments=K, sqrt, marks, chain, heuristic, search, exact or auto");
   visit(&RematOptions::workLimit, "work-limit",
         "Search steps each solver may take (0: its default); results are "
         "deterministic for a given work limit");

@@ -1,0 +1,552 @@
+//===- SearchSolver.cpp - reordering and local search on any DAG ----------===//
+//
+// The `search` solver, for graphs without chain structure. Every other
+// solver runs the nodes in their starting order; this one also reorders
+// them. It builds a portfolio of base orders (the starting order and
+// memory-aware list schedules: at each step the ready node that adds the
+// fewest bytes net of those it frees, with several tie-breaks), runs the
+// heuristic's budget-driven eviction on each (the problem renumbered in
+// that order), and then improves the best schedules by local search around
+// simulate(): recomputations whose removal keeps the schedule within the
+// budget are removed. Work is bounded by the graph's size; beyond
+// kMaxSearchNodes nodes the solver does not apply.
+//
+// Orders respect every rule of the starting order that simulate() checks:
+// operands before readers, each state's update after every read of its old
+// value, and a view's owner before the view. The renumbered problem keeps
+// the marks, the state and the views, so the schedule builder honours them
+// exactly as it does for the heuristic.
+//
+//===----------------------------------------------------------------------===//
+
+#include "remat/Remat/Solvers.h"
+
+#include "SolverSupport.h"
+
+#include "remat/Support/SplitMix.h"
+
+#include <algorithm>
+#include <chrono>
+#include <cstdlib>
+#include <limits>
+#include <numeric>
+#include <optional>
+
+#include "llvm/Support/raw_ostream.h"
+
+using namespace mlir::remat;
+using Clock = std::chrono::steady_clock;
+
+namespace {
+
+/// Beyond this many nodes the search does not apply (the heuristic and the
+/// other solvers remain): its work grows faster than linearly.
+constexpr size_t kMaxSearchNodes = 20000;
+
+bool debugSearch() {
+  static bool enabled = std::getenv("REMAT_SEARCH_DEBUG") != nullptr;
+  return enabled;
+}
+
+bool fits(const SolverResult &result) {
+  return result.status == SolveStatus::Feasible ||
+         result.status == SolveStatus::Optimal;
+}
+
+/// Same order as solveWithoutMilp's: fitting first, then cheaper, then a
+/// smaller peak.
+bool isBetter(const SolverResult &a, const SolverResult &b) {
+  if (!a.hasSchedule())
+    return false;
+  if (!b.hasSchedule())
+    return true;
+  if (fits(a) != fits(b))
+    return fits(a);
+  if (fits(a))
+    return a.simulation.cost < b.simulation.cost ||
+           (a.simulation.cost == b.simulation.cost &&
+            a.simulation.peakBytes < b.simulation.peakBytes);
+  return a.simulation.peakBytes < b.simulation.peakBytes;
+}
+
+/// The graph the orders are drawn from: node predecessors (operand
+/// producers, and every reader of a state before its writer) and
+/// successors, deduplicated.
+struct OrderGraph {
+  std::vector<std::vector<NodeId>> preds, succs;
+
+  explicit OrderGraph(const RematProblem &problem) {
+    size_t n = problem.nodes.size();
+    preds.resize(n);
+    succs.resize(n);
+    std::vector<std::vector<NodeId>> readersOfState(problem.stateNames.size());
+    for (size_t id = 0; id < n; ++id)
+      for (int32_t state : problem.nodes[id].stateReads)
+        readersOfState[state].push_back(id);
+    for (size_t id = 0; id < n; ++id) {
+      const RematNode &node = problem.nodes[id];
+      for (ValueId operand : node.operands)
+        preds[id].push_back(problem.values[operand].producer);
+      for (int32_t state : node.stateWrites)
+        for (NodeId reader : readersOfState[state])
+          if (reader != NodeId(id))
+            preds[id].push_back(reader);
+      std::sort(preds[id].begin(), preds[id].end());
+      preds[id].erase(std::unique(preds[id].begin(), preds[id].end()),
+                      preds[id].end());
+      for (NodeId pred : preds[id])
+        succs[pred].push_back(id);
+    }
+  }
+};
+
+/// How the list scheduler breaks ties and weighs its choice.
+struct OrderVariant {
+  /// 0: net bytes (results minus freed operands); 1: net bytes, preferring
+  /// nodes that free something; 2: freed bytes first.
+  int score = 0;
+  /// 0: the earliest starting position wins ties; else a seeded shuffle.
+  uint64_t seed = 0;
+};
+
+/// A memory-aware list schedule: repeatedly runs the ready node whose
+/// results add the fewest bytes net of the operands it frees.
+std::vector<NodeId> listSchedule(const RematProblem &problem,
+                                 const OrderGraph &graph,
+                                 const OrderVariant &variant) {
+  size_t n = problem.nodes.size();
+  std::vector<int32_t> waiting(n), readersLeft(problem.values.size(), 0);
+  for (size_t id = 0; id < n; ++id)
+    waiting[id] = graph.preds[id].size();
+  // Distinct readers of each value.
+  std::vector<std::vector<ValueId>> distinctOperands(n);
+  for (size_t id = 0; id < n; ++id) {
+    std::vector<ValueId> ops = problem.nodes[id].operands;
+    std::sort(ops.begin(), ops.end());
+    ops.erase(std::unique(ops.begin(), ops.end()), ops.end());
+    for (ValueId v : ops)
+      ++readersLeft[v];
+    distinctOperands[id] = std::move(ops);
+  }
+  std::vector<uint64_t> tieKey(n);
+  for (size_t id = 0; id < n; ++id)
+    tieKey[id] = variant.seed == 0
+                     ? id
+                     : mixBits(id * kSplitMixIncrement + variant.seed);
+  std::vector<NodeId> ready;
+  for (size_t id = 0; id < n; ++id)
+    if (waiting[id] == 0)
+      ready.push_back(id);
+  std::vector<NodeId> order;
+  order.reserve(n);
+  while (!ready.empty()) {
+    size_t bestIndex = 0;
+    int64_t bestPrimary = 0, bestSecondary = 0;
+    for (size_t index = 0; index < ready.size(); ++index) {
+      NodeId id = ready[index];
+      const RematNode &node = problem.nodes[id];
+      int64_t added = node.workspaceBytes > 0 ? 0 : 0;
+      for (ValueId result : node.results)
+        added += problem.values[result].bytes;
+      int64_t freed = 0;
+      for (ValueId operand : distinctOperands[id])
+        if (readersLeft[operand] == 1 && !problem.values[operand].isOutput)
+          freed += problem.values[operand].bytes;
+      int64_t primary = added - freed, secondary = 0;
+      if (variant.score == 1)
+        secondary = freed > 0 ? 0 : 1;
+      else if (variant.score == 2) {
+        primary = -freed;
+        secondary = added;
+      }
+      bool better = index == 0 || primary < bestPrimary ||
+                    (primary == bestPrimary &&
+                     (secondary < bestSecondary ||
+                      (secondary == bestSecondary &&
+                       tieKey[id] < tieKey[ready[bestIndex]])));
+      if (better) {
+        bestIndex = index;
+        bestPrimary = primary;
+        bestSecondary = secondary;
+      }
+    }
+    NodeId chosen = ready[bestIndex];
+    ready[bestIndex] = ready.back();
+    ready.pop_back();
+    order.push_back(chosen);
+    for (ValueId operand : distinctOperands[chosen])
+      --readersLeft[operand];
+    for (NodeId succ : graph.succs[chosen])
+      if (--waiting[succ] == 0)
+        ready.push_back(succ);
+  }
+  return order;
+}
+
+/// The problem with its nodes renumbered so that `order` is its starting
+/// order; values keep their ids.
+RematProblem permute(const RematProblem &problem,
+                     const std::vector<NodeId> &order) {
+  RematProblem permuted;
+  permuted.argumentBytes = problem.argumentBytes;
+  permuted.stateNames = problem.stateNames;
+  permuted.values = problem.values;
+  std::vector<NodeId> newId(problem.nodes.size());
+  for (size_t position = 0; position < order.size(); ++position)
+    newId[order[position]] = position;
+  for (RematValue &value : permuted.values)
+    value.producer = newId[value.producer];
+  permuted.nodes.reserve(order.size());
+  for (NodeId id : order)
+    permuted.nodes.push_back(problem.nodes[id]);
+  return permuted;
+}
+
+/// Local search: removes recomputations (never a first computation) while
+/// the schedule stays valid and within the budget, the costliest first.
+/// Returns the number of simulations spent.
+int64_t removeRecomputations(const RematProblem &problem, Schedule &schedule,
+                             Simulation &simulation, int64_t budget,
+                             int64_t maxSimulations) {
+  std::vector<bool> seen(problem.nodes.size(), false);
+  std::vector<size_t> candidates;
+  for (size_t step = 0; step < schedule.steps.size(); ++step) {
+    NodeId id = schedule.steps[step];
+    if (seen[id])
+      candidates.push_back(step);
+    seen[id] = true;
+  }
+  std::stable_sort(candidates.begin(), candidates.end(),
+                   [&](size_t a, size_t b) {
+                     return problem.nodes[schedule.steps[a]].cost >
+                            problem.nodes[schedule.steps[b]].cost;
+                   });
+  std::vector<bool> removed(schedule.steps.size(), false);
+  int64_t simulations = 0;
+  for (size_t step : candidates) {
+    if (simulations >= maxSimulations)
+      break;
+    removed[step] = true;
+    Schedule trial;
+    trial.steps.reserve(schedule.steps.size());
+    for (size_t s = 0; s < schedule.steps.size(); ++s)
+      if (!removed[s])
+        trial.steps.push_back(schedule.steps[s]);
+    Simulation result = simulate(problem, trial);
+    ++simulations;
+    if (!result.valid || result.peakBytes > budget)
+      removed[step] = false;
+    else
+      simulation = std::move(result);
+  }
+  Schedule kept;
+  for (size_t s = 0; s < schedule.steps.size(); ++s)
+    if (!removed[s])
+      kept.steps.push_back(schedule.steps[s]);
+  schedule = std::move(kept);
+  return simulations;
+}
+
+
+/// The bytes of the live profile above the budget, summed over the steps:
+/// zero exactly when the schedule fits.
+int64_t getExcess(const Simulation &simulation, int64_t budget) {
+  int64_t excess = 0;
+  for (int64_t live : simulation.liveBytes)
+    excess += std::max<int64_t>(0, live - budget);
+  return excess;
+}
+
+/// Local search towards the budget: while some step is over it, splits the
+/// lifetime of a value live across the highest step (and not read there):
+/// its producer runs again just before the value's next read, so that the
+/// value is not live in between. Moves are ranked by the estimated excess
+/// they remove per unit of recomputation cost and confirmed by simulate().
+class PeakDescent {
+public:
+  PeakDescent(const RematProblem &problem, int64_t budget)
+      : problem(problem), budget(budget) {}
+
+  /// Runs from `schedule` (valid) for up to `maxSimulations` simulations;
+  /// returns the number spent.
+  int64_t run(Schedule &schedule, int64_t maxSimulations);
+
+private:
+  struct Move {
+    double score;
+    int64_t step;     ///< the instance to split (its defining step)
+    int64_t insertAt; ///< where its producer runs again
+  };
+  void analyze(const Schedule &schedule);
+  std::optional<Move> evaluate(const Schedule &schedule, int64_t step,
+                               int64_t peakStep);
+
+  const RematProblem &problem;
+  int64_t budget;
+  Simulation simulation;
+  /// Per step, per result: the steps reading that instance, ascending.
+  std::vector<std::vector<std::vector<int64_t>>> reads;
+  /// Per node, the steps at which it runs, ascending.
+  std::vector<std::vector<int64_t>> runsAt;
+  /// Per step, the first index of its results in simulation.buffers.
+  std::vector<size_t> bufferIndex;
+  std::vector<bool> firstInstance;
+};
+
+void PeakDescent::analyze(const Schedule &schedule) {
+  size_t steps = schedule.steps.size();
+  reads.assign(steps, {});
+  runsAt.assign(problem.nodes.size(), {});
+  bufferIndex.assign(steps, 0);
+  firstInstance.assign(steps, false);
+  size_t index = 0;
+  for (size_t step = 0; step < steps; ++step) {
+    NodeId id = schedule.steps[step];
+    const RematNode &node = problem.nodes[id];
+    for (ValueId operand : node.operands) {
+      NodeId producer = problem.values[operand].producer;
+      int64_t instance = runsAt[producer].back();
+      const RematNode &from = problem.nodes[producer];
+      size_t result = std::find(from.results.begin(), from.results.end(),
+                                operand) -
+                      from.results.begin();
+      std::vector<int64_t> &list = reads[instance][result];
+      if (list.empty() || list.back() != int64_t(step))
+        list.push_back(step);
+    }
+    reads[step].assign(node.results.size(), {});
+    firstInstance[step] = runsAt[id].empty();
+    runsAt[id].push_back(step);
+    bufferIndex[step] = index;
+    index += node.results.size();
+  }
+}
+
+std::optional<PeakDescent::Move>
+PeakDescent::evaluate(const Schedule &schedule, int64_t step,
+                      int64_t peakStep) {
+  NodeId id = schedule.steps[step];
+  const RematNode &node = problem.nodes[id];
+  if (!node.recomputable || node.policy == NodePolicy::Keep ||
+      node.results.empty())
+    return std::nullopt;
+  // The next read after the peak, and no read at it.
+  int64_t next = std::numeric_limits<int64_t>::max();
+  int64_t bytes = 0;
+  for (size_t r = 0; r < node.results.size(); ++r) {
+    const RematValue &value = problem.values[node.results[r]];
+    if (value.isOutput && firstInstance[step])
+      return std::nullopt;
+    const std::vector<int64_t> &list = reads[step][r];
+    if (std::binary_search(list.begin(), list.end(), peakStep))
+      return std::nullopt;
+    auto after = std::upper_bound(list.begin(), list.end(), peakStep);
+    if (after != list.end())
+      next = std::min(next, *after);
+    bytes += value.bytes;
+  }
+  if (next == std::numeric_limits<int64_t>::max() || bytes == 0)
+    return std::nullopt;
+  // Live-byte changes over old step indices, as ranges [lo, hi] += delta;
+  // the new step (inserted before `next`) is counted at index `next` with
+  // the bytes live there.
+  struct Range {
+    int64_t lo, hi, delta;
+  };
+  std::vector<Range> ranges;
+  int64_t newStepExtra = node.workspaceBytes;
+  for (size_t r = 0; r < node.results.size(); ++r) {
+    const RematValue &value = problem.values[node.results[r]];
+    const std::vector<int64_t> &list = reads[step][r];
+    auto before = std::lower_bound(list.begin(), list.end(), next);
+    int64_t lastBefore = before == list.begin() ? step : *(before - 1);
+    int64_t end = simulation.buffers[bufferIndex[step] + r].last;
+    if (end >= next) {
+      if (next - 1 > lastBefore)
+        ranges.push_back({lastBefore + 1, next - 1, -value.bytes});
+    } else {
+      if (end > lastBefore)
+        ranges.push_back({lastBefore + 1, end, -value.bytes});
+      newStepExtra += value.bytes;
+    }
+  }
+  // Operands read at the new step live until it.
+  std::vector<ValueId> operands = node.operands;
+  std::sort(operands.begin(), operands.end());
+  operands.erase(std::unique(operands.begin(), operands.end()),
+                 operands.end());
+  for (ValueId operand : operands) {
+    NodeId producer = problem.values[operand].producer;
+    const std::vector<int64_t> &at = runsAt[producer];
+    auto it = std::lower_bound(at.begin(), at.end(), next);
+    if (it == at.begin())
+      return std::nullopt;
+    int64_t instance = *(it - 1);
+    const RematNode &from = problem.nodes[producer];
+    size_t result =
+        std::find(from.results.begin(), from.results.end(), operand) -
+        from.results.begin();
+    int64_t end = simulation.buffers[bufferIndex[instance] + result].last;
+    if (end < next - 1)
+      ranges.push_back({end + 1, next - 1, problem.values[operand].bytes});
+    if (end < next)
+      newStepExtra += problem.values[operand].bytes;
+  }
+  int64_t lo = next, hi = next;
+  for (const Range &range : ranges) {
+    lo = std::min(lo, range.lo);
+    hi = std::max(hi, range.hi);
+  }
+  std::vector<int64_t> delta(hi - lo + 2, 0);
+  for (const Range &range : ranges) {
+    delta[range.lo - lo] += range.delta;
+    delta[range.hi - lo + 1] -= range.delta;
+  }
+  const std::vector<int64_t> &live = simulation.liveBytes;
+  int64_t gain = 0, running = 0;
+  for (int64_t s = lo; s <= hi; ++s) {
+    running += delta[s - lo];
+    int64_t before = std::max<int64_t>(0, live[s] - budget);
+    int64_t after = std::max<int64_t>(0, live[s] + running - budget);
+    gain += before - after;
+  }
+  // The new step: what is live at `next` before it runs, roughly.
+  gain -= std::max<int64_t>(0, live[next] + newStepExtra - budget);
+  if (gain <= 0)
+    return std::nullopt;
+  double cost = std::max(node.cost, 1e-9);
+  return Move{double(gain) / cost, step, next};
+}
+
+int64_t PeakDescent::run(Schedule &schedule, int64_t maxSimulations) {
+  simulation = simulate(problem, schedule);
+  int64_t simulations = 1;
+  if (!simulation.valid)
+    return simulations;
+  int64_t excess = getExcess(simulation, budget);
+  while (excess > 0 && simulations < maxSimulations) {
+    analyze(schedule);
+    int64_t peakStep = simulation.peakStep;
+    std::vector<Move> moves;
+    for (int64_t step = 0; step < peakStep; ++step)
+      if (simulation.buffers.size() > bufferIndex[step] &&
+          !problem.nodes[schedule.steps[step]].results.empty() &&
+          simulation.buffers[bufferIndex[step]].last >= peakStep)
+        if (std::optional<Move> move = evaluate(schedule, step, peakStep))
+          moves.push_back(*move);
+    std::stable_sort(moves.begin(), moves.end(),
+                     [](const Move &a, const Move &b) {
+                       return a.score > b.score;
+                     });
+    bool improved = false;
+    for (const Move &move : moves) {
+      if (simulations >= maxSimulations)
+        break;
+      Schedule trial;
+      trial.steps.reserve(schedule.steps.size() + 1);
+      trial.steps.insert(trial.steps.end(), schedule.steps.begin(),
+                         schedule.steps.begin() + move.insertAt);
+      trial.steps.push_back(schedule.steps[move.step]);
+      trial.steps.insert(trial.steps.end(),
+                         schedule.steps.begin() + move.insertAt,
+                         schedule.steps.end());
+      Simulation result = simulate(problem, trial);
+      ++simulations;
+      if (!result.valid)
+        continue;
+      int64_t trialExcess = getExcess(result, budget);
+      if (trialExcess >= excess)
+        continue;
+      schedule = std::move(trial);
+      simulation = std::move(result);
+      excess = trialExcess;
+      improved = true;
+      break;
+    }
+    if (!improved)
+      break;
+  }
+  return simulations;
+}
+
+} // namespace
+
+SolverResult mlir::remat::solveSearch(const RematProblem &problem,
+                                      const SolverOptions &options,
+                                      const Schedule *seed) {
+  size_t n = problem.nodes.size();
+  if (n > kMaxSearchNodes)
+    return notApplicable("search", "the search reorders graphs of up to " +
+                                       std::to_string(kMaxSearchNodes) +
+                                       " nodes; this one has " +
+                                       std::to_string(n));
+  Clock::time_point start = Clock::now();
+  OrderGraph graph(problem);
+  std::vector<std::vector<NodeId>> orders;
+  orders.push_back({});
+  for (size_t id = 0; id < n; ++id)
+    orders.back().push_back(id);
+  for (int score = 0; score < 3; ++score)
+    for (uint64_t seedValue : {0, 1, 2, 3})
+      orders.push_back(listSchedule(problem, graph, {score, seedValue}));
+  std::sort(orders.begin() + 1, orders.end());
+  orders.erase(std::unique(orders.begin() + 1, orders.end()), orders.end());
+
+  SolverOptions heuristicOptions = options;
+  heuristicOptions.progress = nullptr;
+  SolverResult best = notApplicable("search", "no schedule");
+  std::vector<SolverResult> pool;
+  auto consider = [&](Schedule schedule, const std::string &what) {
+    SolverResult candidate =
+        finish(problem, "search", std::move(schedule), options);
+    if (debugSearch())
+      llvm::errs() << "search: " << what << ": "
+                   << (candidate.hasSchedule()
+                           ? std::to_string(candidate.simulation.peakBytes) +
+                                 " bytes, cost " +
+                                 std::to_string(candidate.simulation.cost)
+                           : candidate.message)
+                   << "\n";
+    if (isBetter(candidate, best))
+      best = candidate;
+    pool.push_back(std::move(candidate));
+  };
+  if (seed)
+    consider(*seed, "seed");
+  for (size_t k = 0; k < orders.size(); ++k) {
+    const std::vector<NodeId> &order = orders[k];
+    RematProblem permuted = permute(problem, order);
+    SolverResult result = solveHeuristic(permuted, heuristicOptions);
+    if (!result.hasSchedule())
+      continue;
+    Schedule schedule;
+    schedule.steps.reserve(result.schedule.steps.size());
+    for (NodeId step : result.schedule.steps)
+      schedule.steps.push_back(order[step]);
+    consider(std::move(schedule), "order " + std::to_string(k));
+  }
+  // Descend from each base order without recomputation, and from the seed.
+  int64_t descentSimulations = int64_t(20 * n + 200);
+  for (size_t k = 0; k < orders.size(); ++k) {
+    Schedule schedule{orders[k]};
+    PeakDescent descent(problem, options.budgetBytes);
+    int64_t spent = descent.run(schedule, descentSimulations);
+    if (debugSearch())
+      llvm::errs() << "search: descent " << k << " " << spent
+                   << " simulations\n";
+    consider(std::move(schedule), "descent " + std::to_string(k));
+  }
+  if (best.hasSchedule() && fits(best)) {
+    Schedule schedule = best.schedule;
+    Simulation simulation = best.simulation;
+    removeRecomputations(problem, schedule, simulation, options.budgetBytes,
+                         int64_t(4 * n + 64));
+    consider(std::move(schedule), "cleanup");
+  }
+  if (debugSearch())
+    llvm::errs() << "search: "
+                 << std::chrono::duration<double>(Clock::now() - start).count()
+                 << " s\n";
+  best.solver = "search";
+  return best;
+}
