@@ -43,6 +43,33 @@ namespace {
 /// other solvers remain): its work grows faster than linearly.
 constexpr size_t kMaxSearchNodes = 20000;
 
+/// Work units (steps simulated or scanned) the search may spend when no
+/// work limit is given: about a second on this project's machines.
+constexpr int64_t kDefaultSearchWork = 40'000'000;
+
+/// The search's budget: work units, and a wall-clock cap that is only a
+/// safety net (results are decided by the work limit).
+struct SearchWork {
+  int64_t used = 0;
+  int64_t limit;
+  std::optional<Clock::time_point> deadline;
+  bool outOfTime = false;
+
+  SearchWork(int64_t limit, double seconds) : limit(limit) {
+    if (seconds > 0 && seconds < 1e9)
+      deadline = Clock::now() + std::chrono::duration_cast<Clock::duration>(
+                                    std::chrono::duration<double>(seconds));
+  }
+  void spend(int64_t units) { used += units; }
+  bool exhausted() {
+    if (used >= limit || outOfTime)
+      return true;
+    if (deadline && Clock::now() > *deadline)
+      outOfTime = true;
+    return outOfTime;
+  }
+};
+
 bool debugSearch() {
   static bool enabled = std::getenv("REMAT_SEARCH_DEBUG") != nullptr;
   return enabled;
@@ -113,7 +140,8 @@ struct OrderVariant {
 /// results add the fewest bytes net of the operands it frees.
 std::vector<NodeId> listSchedule(const RematProblem &problem,
                                  const OrderGraph &graph,
-                                 const OrderVariant &variant) {
+                                 const OrderVariant &variant,
+                                 SearchWork &work) {
   size_t n = problem.nodes.size();
   std::vector<int32_t> waiting(n), readersLeft(problem.values.size(), 0);
   for (size_t id = 0; id < n; ++id)
@@ -170,6 +198,7 @@ std::vector<NodeId> listSchedule(const RematProblem &problem,
         bestSecondary = secondary;
       }
     }
+    work.spend(int64_t(ready.size()));
     NodeId chosen = ready[bestIndex];
     ready[bestIndex] = ready.back();
     ready.pop_back();
@@ -183,31 +212,11 @@ std::vector<NodeId> listSchedule(const RematProblem &problem,
   return order;
 }
 
-/// The problem with its nodes renumbered so that `order` is its starting
-/// order; values keep their ids.
-RematProblem permute(const RematProblem &problem,
-                     const std::vector<NodeId> &order) {
-  RematProblem permuted;
-  permuted.argumentBytes = problem.argumentBytes;
-  permuted.stateNames = problem.stateNames;
-  permuted.values = problem.values;
-  std::vector<NodeId> newId(problem.nodes.size());
-  for (size_t position = 0; position < order.size(); ++position)
-    newId[order[position]] = position;
-  for (RematValue &value : permuted.values)
-    value.producer = newId[value.producer];
-  permuted.nodes.reserve(order.size());
-  for (NodeId id : order)
-    permuted.nodes.push_back(problem.nodes[id]);
-  return permuted;
-}
-
 /// Local search: removes recomputations (never a first computation) while
 /// the schedule stays valid and within the budget, the costliest first.
-/// Returns the number of simulations spent.
-int64_t removeRecomputations(const RematProblem &problem, Schedule &schedule,
-                             Simulation &simulation, int64_t budget,
-                             int64_t maxSimulations) {
+void removeRecomputations(const RematProblem &problem, Schedule &schedule,
+                          Simulation &simulation, int64_t budget,
+                          SearchWork &work) {
   std::vector<bool> seen(problem.nodes.size(), false);
   std::vector<size_t> candidates;
   for (size_t step = 0; step < schedule.steps.size(); ++step) {
@@ -222,9 +231,8 @@ int64_t removeRecomputations(const RematProblem &problem, Schedule &schedule,
                             problem.nodes[schedule.steps[b]].cost;
                    });
   std::vector<bool> removed(schedule.steps.size(), false);
-  int64_t simulations = 0;
   for (size_t step : candidates) {
-    if (simulations >= maxSimulations)
+    if (work.exhausted())
       break;
     removed[step] = true;
     Schedule trial;
@@ -233,7 +241,7 @@ int64_t removeRecomputations(const RematProblem &problem, Schedule &schedule,
       if (!removed[s])
         trial.steps.push_back(schedule.steps[s]);
     Simulation result = simulate(problem, trial);
-    ++simulations;
+    work.spend(int64_t(trial.steps.size()));
     if (!result.valid || result.peakBytes > budget)
       removed[step] = false;
     else
@@ -244,7 +252,6 @@ int64_t removeRecomputations(const RematProblem &problem, Schedule &schedule,
     if (!removed[s])
       kept.steps.push_back(schedule.steps[s]);
   schedule = std::move(kept);
-  return simulations;
 }
 
 
@@ -264,12 +271,13 @@ int64_t getExcess(const Simulation &simulation, int64_t budget) {
 /// they remove per unit of recomputation cost and confirmed by simulate().
 class PeakDescent {
 public:
-  PeakDescent(const RematProblem &problem, int64_t budget)
-      : problem(problem), budget(budget) {}
+  PeakDescent(const RematProblem &problem, int64_t budget, SearchWork &work)
+      : problem(problem), budget(budget), work(work) {}
 
-  /// Runs from `schedule` (valid) for up to `maxSimulations` simulations;
-  /// returns the number spent.
-  int64_t run(Schedule &schedule, int64_t maxSimulations);
+  /// Runs from `schedule` (valid, measured by `measured`) until it fits or
+  /// no move helps or the work runs out; leaves the best schedule found
+  /// and its simulation.
+  void run(Schedule &schedule, Simulation &measured);
 
 private:
   struct Move {
@@ -283,6 +291,7 @@ private:
 
   const RematProblem &problem;
   int64_t budget;
+  SearchWork &work;
   Simulation simulation;
   /// Per step, per result: the steps reading that instance, ascending.
   std::vector<std::vector<std::vector<int64_t>>> reads;
@@ -397,6 +406,7 @@ PeakDescent::evaluate(const Schedule &schedule, int64_t step,
     lo = std::min(lo, range.lo);
     hi = std::max(hi, range.hi);
   }
+  work.spend(hi - lo + 1);
   std::vector<int64_t> delta(hi - lo + 2, 0);
   for (const Range &range : ranges) {
     delta[range.lo - lo] += range.delta;
@@ -418,14 +428,12 @@ PeakDescent::evaluate(const Schedule &schedule, int64_t step,
   return Move{double(gain) / cost, step, next};
 }
 
-int64_t PeakDescent::run(Schedule &schedule, int64_t maxSimulations) {
-  simulation = simulate(problem, schedule);
-  int64_t simulations = 1;
-  if (!simulation.valid)
-    return simulations;
+void PeakDescent::run(Schedule &schedule, Simulation &measured) {
+  simulation = std::move(measured);
   int64_t excess = getExcess(simulation, budget);
-  while (excess > 0 && simulations < maxSimulations) {
+  while (excess > 0 && !work.exhausted()) {
     analyze(schedule);
+    work.spend(int64_t(schedule.steps.size()));
     int64_t peakStep = simulation.peakStep;
     std::vector<Move> moves;
     for (int64_t step = 0; step < peakStep; ++step)
@@ -440,7 +448,7 @@ int64_t PeakDescent::run(Schedule &schedule, int64_t maxSimulations) {
                      });
     bool improved = false;
     for (const Move &move : moves) {
-      if (simulations >= maxSimulations)
+      if (work.exhausted())
         break;
       Schedule trial;
       trial.steps.reserve(schedule.steps.size() + 1);
@@ -451,7 +459,7 @@ int64_t PeakDescent::run(Schedule &schedule, int64_t maxSimulations) {
                          schedule.steps.begin() + move.insertAt,
                          schedule.steps.end());
       Simulation result = simulate(problem, trial);
-      ++simulations;
+      work.spend(int64_t(trial.steps.size()));
       if (!result.valid)
         continue;
       int64_t trialExcess = getExcess(result, budget);
@@ -466,7 +474,7 @@ int64_t PeakDescent::run(Schedule &schedule, int64_t maxSimulations) {
     if (!improved)
       break;
   }
-  return simulations;
+  measured = std::move(simulation);
 }
 
 } // namespace
@@ -481,24 +489,24 @@ SolverResult mlir::remat::solveSearch(const RematProblem &problem,
                                        " nodes; this one has " +
                                        std::to_string(n));
   Clock::time_point start = Clock::now();
+  SearchWork work(options.workLimit > 0 ? options.workLimit
+                                        : kDefaultSearchWork,
+                  options.timeLimitSeconds);
   OrderGraph graph(problem);
   std::vector<std::vector<NodeId>> orders;
   orders.push_back({});
   for (size_t id = 0; id < n; ++id)
     orders.back().push_back(id);
   for (int score = 0; score < 3; ++score)
-    for (uint64_t seedValue : {0, 1, 2, 3})
-      orders.push_back(listSchedule(problem, graph, {score, seedValue}));
+    orders.push_back(listSchedule(problem, graph, {score, 0}, work));
   std::sort(orders.begin() + 1, orders.end());
   orders.erase(std::unique(orders.begin() + 1, orders.end()), orders.end());
 
-  SolverOptions heuristicOptions = options;
-  heuristicOptions.progress = nullptr;
   SolverResult best = notApplicable("search", "no schedule");
-  std::vector<SolverResult> pool;
   auto consider = [&](Schedule schedule, const std::string &what) {
     SolverResult candidate =
         finish(problem, "search", std::move(schedule), options);
+    work.spend(int64_t(candidate.schedule.steps.size()));
     if (debugSearch())
       llvm::errs() << "search: " << what << ": "
                    << (candidate.hasSchedule()
@@ -508,45 +516,41 @@ SolverResult mlir::remat::solveSearch(const RematProblem &problem,
                            : candidate.message)
                    << "\n";
     if (isBetter(candidate, best))
-      best = candidate;
-    pool.push_back(std::move(candidate));
+      best = std::move(candidate);
   };
-  if (seed)
-    consider(*seed, "seed");
-  for (size_t k = 0; k < orders.size(); ++k) {
-    const std::vector<NodeId> &order = orders[k];
-    RematProblem permuted = permute(problem, order);
-    SolverResult result = solveHeuristic(permuted, heuristicOptions);
-    if (!result.hasSchedule())
+  // Descend from the seed and from each base order (no recomputation), then
+  // remove what recomputation the budget allows.
+  // The seed goes last, and only when it is short: the local search costs a
+  // simulation of the whole schedule per move.
+  std::vector<Schedule> starts;
+  for (std::vector<NodeId> &order : orders)
+    starts.push_back(Schedule{std::move(order)});
+  if (seed && seed->steps.size() <= 2 * n + 64)
+    starts.push_back(*seed);
+  for (size_t k = 0; k < starts.size() && !work.exhausted(); ++k) {
+    Schedule schedule = std::move(starts[k]);
+    Simulation simulation = simulate(problem, schedule);
+    work.spend(int64_t(schedule.steps.size()));
+    if (!simulation.valid)
       continue;
-    Schedule schedule;
-    schedule.steps.reserve(result.schedule.steps.size());
-    for (NodeId step : result.schedule.steps)
-      schedule.steps.push_back(order[step]);
-    consider(std::move(schedule), "order " + std::to_string(k));
-  }
-  // Descend from each base order without recomputation, and from the seed.
-  int64_t descentSimulations = int64_t(20 * n + 200);
-  for (size_t k = 0; k < orders.size(); ++k) {
-    Schedule schedule{orders[k]};
-    PeakDescent descent(problem, options.budgetBytes);
-    int64_t spent = descent.run(schedule, descentSimulations);
-    if (debugSearch())
-      llvm::errs() << "search: descent " << k << " " << spent
-                   << " simulations\n";
-    consider(std::move(schedule), "descent " + std::to_string(k));
-  }
-  if (best.hasSchedule() && fits(best)) {
-    Schedule schedule = best.schedule;
-    Simulation simulation = best.simulation;
-    removeRecomputations(problem, schedule, simulation, options.budgetBytes,
-                         int64_t(4 * n + 64));
-    consider(std::move(schedule), "cleanup");
+    if (simulation.peakBytes > options.budgetBytes) {
+      PeakDescent descent(problem, options.budgetBytes, work);
+      descent.run(schedule, simulation);
+    }
+    if (simulation.valid && simulation.peakBytes <= options.budgetBytes)
+      removeRecomputations(problem, schedule, simulation, options.budgetBytes,
+                           work);
+    consider(std::move(schedule), "start " + std::to_string(k));
   }
   if (debugSearch())
     llvm::errs() << "search: "
                  << std::chrono::duration<double>(Clock::now() - start).count()
-                 << " s\n";
+                 << " s, work " << work.used << "\n";
   best.solver = "search";
+  best.timedOut = work.outOfTime;
+  if (best.hasSchedule() && best.message.empty())
+    best.message = "reordered and searched from " +
+                   std::to_string(starts.size()) +
+                   " starts";
   return best;
 }

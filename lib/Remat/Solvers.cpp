@@ -214,6 +214,19 @@ SolverResult mlir::remat::solveWithoutMilp(const RematProblem &problem,
     if (isBetter(candidate, best))
       best = std::move(candidate);
   }
+  // The search reorders and searches from the best so far; it only adds a
+  // candidate, and is skipped where nothing can be cheaper (a fitting
+  // schedule that computes every node once).
+  bool settled = (best.status == SolveStatus::Feasible ||
+                  best.status == SolveStatus::Optimal) &&
+                 best.simulation.cost <= problem.getTotalCost();
+  if (!settled) {
+    SolverResult search = solveSearch(
+        problem, options, best.hasSchedule() ? &best.schedule : nullptr);
+    timedOut |= search.timedOut;
+    if (isBetter(search, best))
+      best = std::move(search);
+  }
   best.timedOut = timedOut;
   return best;
 }

@@ -108,7 +108,7 @@ SolverResult solveMarks(const RematProblem &problem,
 SolverResult solveHeuristic(const RematProblem &problem,
                             const SolverOptions &options);
 /// The best of the solvers that need no MILP (none, marks, sqrt, segments,
-/// chain, heuristic); then, where the exact solver is built in and the
+/// chain, heuristic, then search from the best of those); then, where the exact solver is built in and the
 /// problem is small enough for its MILP, that MILP's LP relaxation bounds the
 /// result from below (optimal when the bound meets it).
 SolverResult solveAuto(const RematProblem &problem,
