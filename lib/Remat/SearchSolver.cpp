@@ -28,6 +28,7 @@
 #include <algorithm>
 #include <chrono>
 #include <cstdlib>
+#include <functional>
 #include <limits>
 #include <numeric>
 #include <optional>
@@ -284,10 +285,18 @@ private:
     double score;
     int64_t step;     ///< the instance to split (its defining step)
     int64_t insertAt; ///< where its producer runs again
+    /// The nodes to run there, in order (the producer last).
+    std::vector<NodeId> block;
+    /// The step the move takes away (a node moved rather than run again),
+    /// or -1.
+    int64_t removeStep = -1;
   };
   void analyze(const Schedule &schedule);
+  /// The move that splits the instance defined at `step` around
+  /// `peakStep`, recomputing operands that would otherwise be carried
+  /// across the peak up to `depth` levels up.
   std::optional<Move> evaluate(const Schedule &schedule, int64_t step,
-                               int64_t peakStep);
+                               int64_t peakStep, int depth);
 
   const RematProblem &problem;
   int64_t budget;
@@ -333,11 +342,10 @@ void PeakDescent::analyze(const Schedule &schedule) {
 
 std::optional<PeakDescent::Move>
 PeakDescent::evaluate(const Schedule &schedule, int64_t step,
-                      int64_t peakStep) {
+                      int64_t peakStep, int depth) {
   NodeId id = schedule.steps[step];
   const RematNode &node = problem.nodes[id];
-  if (!node.recomputable || node.policy == NodePolicy::Keep ||
-      node.results.empty())
+  if (node.results.empty())
     return std::nullopt;
   // The next read after the peak, and no read at it.
   int64_t next = std::numeric_limits<int64_t>::max();
@@ -356,6 +364,18 @@ PeakDescent::evaluate(const Schedule &schedule, int64_t step,
   }
   if (next == std::numeric_limits<int64_t>::max() || bytes == 0)
     return std::nullopt;
+  // Nothing reads the instance before `next`: the node can move there
+  // instead of running again.
+  bool defer = true;
+  for (size_t r = 0; r < node.results.size(); ++r) {
+    const std::vector<int64_t> &list = reads[step][r];
+    if (!list.empty() && list.front() < next)
+      defer = false;
+  }
+  if (defer && depth > 0)
+    return std::nullopt;
+  if (!defer && (!node.recomputable || node.policy == NodePolicy::Keep))
+    return std::nullopt;
   // Live-byte changes over old step indices, as ranges [lo, hi] += delta;
   // the new step (inserted before `next`) is counted at index `next` with
   // the bytes live there.
@@ -370,6 +390,8 @@ PeakDescent::evaluate(const Schedule &schedule, int64_t step,
     auto before = std::lower_bound(list.begin(), list.end(), next);
     int64_t lastBefore = before == list.begin() ? step : *(before - 1);
     int64_t end = simulation.buffers[bufferIndex[step] + r].last;
+    if (defer)
+      lastBefore = step - 1;
     if (end >= next) {
       if (next - 1 > lastBefore)
         ranges.push_back({lastBefore + 1, next - 1, -value.bytes});
@@ -379,28 +401,53 @@ PeakDescent::evaluate(const Schedule &schedule, int64_t step,
       newStepExtra += value.bytes;
     }
   }
-  // Operands read at the new step live until it.
-  std::vector<ValueId> operands = node.operands;
-  std::sort(operands.begin(), operands.end());
-  operands.erase(std::unique(operands.begin(), operands.end()),
-                 operands.end());
-  for (ValueId operand : operands) {
-    NodeId producer = problem.values[operand].producer;
-    const std::vector<int64_t> &at = runsAt[producer];
-    auto it = std::lower_bound(at.begin(), at.end(), next);
-    if (it == at.begin())
-      return std::nullopt;
-    int64_t instance = *(it - 1);
-    const RematNode &from = problem.nodes[producer];
-    size_t result =
-        std::find(from.results.begin(), from.results.end(), operand) -
-        from.results.begin();
-    int64_t end = simulation.buffers[bufferIndex[instance] + result].last;
-    if (end < next - 1)
-      ranges.push_back({end + 1, next - 1, problem.values[operand].bytes});
-    if (end < next)
-      newStepExtra += problem.values[operand].bytes;
-  }
+  // Operands read at the new steps live until them, unless extending them
+  // would carry them across the peak and the chain may recompute them too.
+  std::vector<NodeId> block;
+  std::vector<NodeId> inBlock{id};
+  double cost = 0.0;
+  bool possible = true;
+  std::function<void(NodeId, int)> visit = [&](NodeId x, int depthLeft) {
+    std::vector<ValueId> operands = problem.nodes[x].operands;
+    std::sort(operands.begin(), operands.end());
+    operands.erase(std::unique(operands.begin(), operands.end()),
+                   operands.end());
+    for (ValueId operand : operands) {
+      NodeId producer = problem.values[operand].producer;
+      if (std::find(inBlock.begin(), inBlock.end(), producer) !=
+          inBlock.end())
+        continue;
+      const std::vector<int64_t> &at = runsAt[producer];
+      auto it = std::lower_bound(at.begin(), at.end(), next);
+      if (it == at.begin()) {
+        possible = false;
+        return;
+      }
+      int64_t instance = *(it - 1);
+      const RematNode &from = problem.nodes[producer];
+      size_t result =
+          std::find(from.results.begin(), from.results.end(), operand) -
+          from.results.begin();
+      int64_t end = simulation.buffers[bufferIndex[instance] + result].last;
+      if (depthLeft > 0 && end < peakStep && from.recomputable &&
+          from.policy != NodePolicy::Keep) {
+        inBlock.push_back(producer);
+        visit(producer, depthLeft - 1);
+        for (ValueId made : from.results)
+          newStepExtra += problem.values[made].bytes;
+        continue;
+      }
+      if (end < next - 1)
+        ranges.push_back({end + 1, next - 1, problem.values[operand].bytes});
+      if (end < next)
+        newStepExtra += problem.values[operand].bytes;
+    }
+    block.push_back(x);
+    cost += problem.nodes[x].cost;
+  };
+  visit(id, depth);
+  if (!possible)
+    return std::nullopt;
   int64_t lo = next, hi = next;
   for (const Range &range : ranges) {
     lo = std::min(lo, range.lo);
@@ -424,8 +471,10 @@ PeakDescent::evaluate(const Schedule &schedule, int64_t step,
   gain -= std::max<int64_t>(0, live[next] + newStepExtra - budget);
   if (gain <= 0)
     return std::nullopt;
-  double cost = std::max(node.cost, 1e-9);
-  return Move{double(gain) / cost, step, next};
+  if (defer)
+    cost = 0.0;
+  return Move{double(gain) / std::max(cost, 1e-9), step, next,
+              std::move(block), defer ? step : -1};
 }
 
 void PeakDescent::run(Schedule &schedule, Simulation &measured) {
@@ -440,8 +489,11 @@ void PeakDescent::run(Schedule &schedule, Simulation &measured) {
       if (simulation.buffers.size() > bufferIndex[step] &&
           !problem.nodes[schedule.steps[step]].results.empty() &&
           simulation.buffers[bufferIndex[step]].last >= peakStep)
-        if (std::optional<Move> move = evaluate(schedule, step, peakStep))
-          moves.push_back(*move);
+        for (int depth : {0, 2})
+          if (std::optional<Move> move =
+                  evaluate(schedule, step, peakStep, depth))
+            if (depth == 0 || move->block.size() > 1)
+              moves.push_back(std::move(*move));
     std::stable_sort(moves.begin(), moves.end(),
                      [](const Move &a, const Move &b) {
                        return a.score > b.score;
@@ -454,10 +506,13 @@ void PeakDescent::run(Schedule &schedule, Simulation &measured) {
       trial.steps.reserve(schedule.steps.size() + 1);
       trial.steps.insert(trial.steps.end(), schedule.steps.begin(),
                          schedule.steps.begin() + move.insertAt);
-      trial.steps.push_back(schedule.steps[move.step]);
+      trial.steps.insert(trial.steps.end(), move.block.begin(),
+                         move.block.end());
       trial.steps.insert(trial.steps.end(),
                          schedule.steps.begin() + move.insertAt,
                          schedule.steps.end());
+      if (move.removeStep >= 0)
+        trial.steps.erase(trial.steps.begin() + move.removeStep);
       Simulation result = simulate(problem, trial);
       work.spend(int64_t(trial.steps.size()));
       if (!result.valid)
