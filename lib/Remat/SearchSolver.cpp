@@ -42,11 +42,13 @@ namespace {
 
 /// Beyond this many nodes the search does not apply (the heuristic and the
 /// other solvers remain): its work grows faster than linearly.
-constexpr size_t kMaxSearchNodes = 20000;
+constexpr size_t kMaxSearchNodes = 10000;
 
-/// Work units (steps simulated or scanned) the search may spend when no
-/// work limit is given: about a second on this project's machines.
-constexpr int64_t kDefaultSearchWork = 40'000'000;
+/// Work units the search may spend when no work limit is given: about a
+/// second on this project's machines. A step scanned while estimating a move
+/// is one unit, a step simulated kSimulationWeight.
+constexpr int64_t kDefaultSearchWork = 400'000'000;
+constexpr int64_t kSimulationWeight = 8;
 
 /// The search's budget: work units, and a wall-clock cap that is only a
 /// safety net (results are decided by the work limit).
@@ -242,7 +244,7 @@ void removeRecomputations(const RematProblem &problem, Schedule &schedule,
       if (!removed[s])
         trial.steps.push_back(schedule.steps[s]);
     Simulation result = simulate(problem, trial);
-    work.spend(int64_t(trial.steps.size()));
+    work.spend(kSimulationWeight * int64_t(trial.steps.size()));
     if (!result.valid || result.peakBytes > budget)
       removed[step] = false;
     else
@@ -482,7 +484,7 @@ void PeakDescent::run(Schedule &schedule, Simulation &measured) {
   int64_t excess = getExcess(simulation, budget);
   while (excess > 0 && !work.exhausted()) {
     analyze(schedule);
-    work.spend(int64_t(schedule.steps.size()));
+    work.spend(kSimulationWeight * int64_t(schedule.steps.size()));
     int64_t peakStep = simulation.peakStep;
     std::vector<Move> moves;
     for (int64_t step = 0; step < peakStep; ++step)
@@ -514,10 +516,15 @@ void PeakDescent::run(Schedule &schedule, Simulation &measured) {
       if (move.removeStep >= 0)
         trial.steps.erase(trial.steps.begin() + move.removeStep);
       Simulation result = simulate(problem, trial);
-      work.spend(int64_t(trial.steps.size()));
+      work.spend(kSimulationWeight * int64_t(trial.steps.size()));
       if (!result.valid)
         continue;
       int64_t trialExcess = getExcess(result, budget);
+      if (debugSearch() && std::getenv("REMAT_SEARCH_MOVES"))
+        llvm::errs() << "move step " << move.step << " at " << move.insertAt
+                     << " block " << move.block.size() << " score "
+                     << move.score << " excess " << excess << " -> "
+                     << trialExcess << "\n";
       if (trialExcess >= excess)
         continue;
       schedule = std::move(trial);
@@ -526,6 +533,11 @@ void PeakDescent::run(Schedule &schedule, Simulation &measured) {
       improved = true;
       break;
     }
+    if (debugSearch() && !improved)
+      llvm::errs() << "search: descent stuck at excess " << excess << ", peak "
+                   << simulation.peakBytes << " at step " << peakStep << " of "
+                   << schedule.steps.size() << ", " << moves.size()
+                   << " moves\n";
     if (!improved)
       break;
   }
@@ -561,7 +573,7 @@ SolverResult mlir::remat::solveSearch(const RematProblem &problem,
   auto consider = [&](Schedule schedule, const std::string &what) {
     SolverResult candidate =
         finish(problem, "search", std::move(schedule), options);
-    work.spend(int64_t(candidate.schedule.steps.size()));
+    work.spend(kSimulationWeight * int64_t(candidate.schedule.steps.size()));
     if (debugSearch())
       llvm::errs() << "search: " << what << ": "
                    << (candidate.hasSchedule()
@@ -585,7 +597,7 @@ SolverResult mlir::remat::solveSearch(const RematProblem &problem,
   for (size_t k = 0; k < starts.size() && !work.exhausted(); ++k) {
     Schedule schedule = std::move(starts[k]);
     Simulation simulation = simulate(problem, schedule);
-    work.spend(int64_t(schedule.steps.size()));
+    work.spend(kSimulationWeight * int64_t(schedule.steps.size()));
     if (!simulation.valid)
       continue;
     if (simulation.peakBytes > options.budgetBytes) {
