@@ -13,9 +13,10 @@
 //
 // Orders respect every rule of the starting order that simulate() checks:
 // operands before readers, each state's update after every read of its old
-// value, and a view's owner before the view. The renumbered problem keeps
-// the marks, the state and the views, so the schedule builder honours them
-// exactly as it does for the heuristic.
+// value, and a view's owner before the view; every move is checked by
+// simulate(), which rejects reads of state after its update and of stale
+// views. Marks: a `keep` node is never run again (it may move), and readers
+// of a `recompute` node's values in another phase read a recomputation.
 //
 //===----------------------------------------------------------------------===//
 
@@ -215,11 +216,95 @@ std::vector<NodeId> listSchedule(const RematProblem &problem,
   return order;
 }
 
+/// The user's `recompute` marks in a reordered schedule: the first instance
+/// of a marked node's values is read only within its phase; readers in
+/// another phase read a recomputation (as the schedule builder drops such
+/// values when their phase ends).
+class RecomputeMarks {
+public:
+  explicit RecomputeMarks(const RematProblem &problem) : problem(problem) {
+    for (const RematNode &node : problem.nodes)
+      any |= node.policy == NodePolicy::Recompute &&
+             node.phase != NodePhase::Unknown;
+  }
+
+  /// Whether `schedule` reads a marked value across phases from its first
+  /// instance.
+  bool violated(const Schedule &schedule) const {
+    if (!any)
+      return false;
+    std::vector<int32_t> runs(problem.nodes.size(), 0);
+    for (NodeId id : schedule.steps) {
+      if (readsFirstAcrossPhases(id, runs))
+        return true;
+      ++runs[id];
+    }
+    return false;
+  }
+
+  /// `schedule` with a recomputation of each marked node inserted before
+  /// its first reader in another phase that would read the first instance.
+  Schedule apply(const Schedule &schedule) const {
+    if (!any)
+      return schedule;
+    Schedule result;
+    std::vector<int32_t> runs(problem.nodes.size(), 0);
+    // For each node defining a view: the runs of the view's owner when it
+    // last ran.
+    std::vector<int32_t> madeFrom(problem.nodes.size(), -1);
+    auto emit = [&](NodeId id) {
+      result.steps.push_back(id);
+      ++runs[id];
+      for (ValueId value : problem.nodes[id].results)
+        if (ValueId owner = problem.values[value].viewOf; owner >= 0)
+          madeFrom[id] = runs[problem.values[owner].producer];
+    };
+    for (NodeId id : schedule.steps) {
+      for (ValueId operand : problem.nodes[id].operands) {
+        NodeId producer = problem.values[operand].producer;
+        if (isMarked(producer) && runs[producer] == 1 &&
+            problem.nodes[producer].phase != problem.nodes[id].phase)
+          emit(producer);
+      }
+      // Views of a value just recomputed are made again from it.
+      for (ValueId operand : problem.nodes[id].operands)
+        if (ValueId owner = problem.values[operand].viewOf; owner >= 0) {
+          NodeId view = problem.values[operand].producer;
+          if (madeFrom[view] != runs[problem.values[owner].producer] &&
+              problem.nodes[view].recomputable)
+            emit(view);
+        }
+      emit(id);
+    }
+    return result;
+  }
+
+private:
+  bool isMarked(NodeId id) const {
+    const RematNode &node = problem.nodes[id];
+    return node.policy == NodePolicy::Recompute &&
+           node.phase != NodePhase::Unknown && node.recomputable;
+  }
+  bool readsFirstAcrossPhases(NodeId id,
+                              const std::vector<int32_t> &runs) const {
+    for (ValueId operand : problem.nodes[id].operands) {
+      NodeId producer = problem.values[operand].producer;
+      if (isMarked(producer) && runs[producer] == 1 &&
+          problem.nodes[producer].phase != problem.nodes[id].phase)
+        return true;
+    }
+    return false;
+  }
+
+  const RematProblem &problem;
+  bool any = false;
+};
+
 /// Local search: removes recomputations (never a first computation) while
 /// the schedule stays valid and within the budget, the costliest first.
 void removeRecomputations(const RematProblem &problem, Schedule &schedule,
                           Simulation &simulation, int64_t budget,
-                          SearchWork &work) {
+                          SearchWork &work, const RecomputeMarks &marks) {
   std::vector<bool> seen(problem.nodes.size(), false);
   std::vector<size_t> candidates;
   for (size_t step = 0; step < schedule.steps.size(); ++step) {
@@ -243,6 +328,10 @@ void removeRecomputations(const RematProblem &problem, Schedule &schedule,
     for (size_t s = 0; s < schedule.steps.size(); ++s)
       if (!removed[s])
         trial.steps.push_back(schedule.steps[s]);
+    if (marks.violated(trial)) {
+      removed[step] = false;
+      continue;
+    }
     Simulation result = simulate(problem, trial);
     work.spend(kSimulationWeight * int64_t(trial.steps.size()));
     if (!result.valid || result.peakBytes > budget)
@@ -274,8 +363,9 @@ int64_t getExcess(const Simulation &simulation, int64_t budget) {
 /// they remove per unit of recomputation cost and confirmed by simulate().
 class PeakDescent {
 public:
-  PeakDescent(const RematProblem &problem, int64_t budget, SearchWork &work)
-      : problem(problem), budget(budget), work(work) {}
+  PeakDescent(const RematProblem &problem, int64_t budget, SearchWork &work,
+              const RecomputeMarks &marks)
+      : problem(problem), budget(budget), work(work), marks(marks) {}
 
   /// Runs from `schedule` (valid, measured by `measured`) until it fits or
   /// no move helps or the work runs out; leaves the best schedule found
@@ -303,6 +393,7 @@ private:
   const RematProblem &problem;
   int64_t budget;
   SearchWork &work;
+  const RecomputeMarks &marks;
   Simulation simulation;
   /// Per step, per result: the steps reading that instance, ascending.
   std::vector<std::vector<std::vector<int64_t>>> reads;
@@ -515,6 +606,8 @@ void PeakDescent::run(Schedule &schedule, Simulation &measured) {
                          schedule.steps.end());
       if (move.removeStep >= 0)
         trial.steps.erase(trial.steps.begin() + move.removeStep);
+      if (marks.violated(trial))
+        continue;
       Simulation result = simulate(problem, trial);
       work.spend(kSimulationWeight * int64_t(trial.steps.size()));
       if (!result.valid)
@@ -560,6 +653,7 @@ SolverResult mlir::remat::solveSearch(const RematProblem &problem,
                                         : kDefaultSearchWork,
                   options.timeLimitSeconds);
   OrderGraph graph(problem);
+  RecomputeMarks marks(problem);
   std::vector<std::vector<NodeId>> orders;
   orders.push_back({});
   for (size_t id = 0; id < n; ++id)
@@ -595,18 +689,22 @@ SolverResult mlir::remat::solveSearch(const RematProblem &problem,
   if (seed && seed->steps.size() <= 2 * n + 64)
     starts.push_back(*seed);
   for (size_t k = 0; k < starts.size() && !work.exhausted(); ++k) {
-    Schedule schedule = std::move(starts[k]);
+    Schedule schedule = marks.apply(starts[k]);
     Simulation simulation = simulate(problem, schedule);
     work.spend(kSimulationWeight * int64_t(schedule.steps.size()));
-    if (!simulation.valid)
+    if (!simulation.valid) {
+      if (debugSearch())
+        llvm::errs() << "search: start " << k << " invalid: "
+                     << simulation.error << "\n";
       continue;
+    }
     if (simulation.peakBytes > options.budgetBytes) {
-      PeakDescent descent(problem, options.budgetBytes, work);
+      PeakDescent descent(problem, options.budgetBytes, work, marks);
       descent.run(schedule, simulation);
     }
     if (simulation.valid && simulation.peakBytes <= options.budgetBytes)
       removeRecomputations(problem, schedule, simulation, options.budgetBytes,
-                           work);
+                           work, marks);
     consider(std::move(schedule), "start " + std::to_string(k));
   }
   if (debugSearch())
