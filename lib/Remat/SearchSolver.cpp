@@ -664,6 +664,7 @@ SolverResult mlir::remat::solveSearch(const RematProblem &problem,
   orders.erase(std::unique(orders.begin() + 1, orders.end()), orders.end());
 
   SolverResult best = notApplicable("search", "no schedule");
+  SolverResult last;
   auto consider = [&](Schedule schedule, const std::string &what) {
     SolverResult candidate =
         finish(problem, "search", std::move(schedule), options);
@@ -677,7 +678,8 @@ SolverResult mlir::remat::solveSearch(const RematProblem &problem,
                            : candidate.message)
                    << "\n";
     if (isBetter(candidate, best))
-      best = std::move(candidate);
+      best = candidate;
+    last = std::move(candidate);
   };
   // Descend from the seed and from each base order (no recomputation), then
   // remove what recomputation the budget allows.
@@ -688,24 +690,48 @@ SolverResult mlir::remat::solveSearch(const RematProblem &problem,
     starts.push_back(Schedule{std::move(order)});
   if (seed && seed->steps.size() <= 2 * n + 64)
     starts.push_back(*seed);
-  for (size_t k = 0; k < starts.size() && !work.exhausted(); ++k) {
-    Schedule schedule = marks.apply(starts[k]);
-    Simulation simulation = simulate(problem, schedule);
-    work.spend(kSimulationWeight * int64_t(schedule.steps.size()));
-    if (!simulation.valid) {
-      if (debugSearch())
-        llvm::errs() << "search: start " << k << " invalid: "
-                     << simulation.error << "\n";
-      continue;
+  // Fitting schedules found, for the packed arena's choice below.
+  std::vector<SolverResult> fitting;
+  auto runStarts = [&](int64_t target) {
+    for (size_t k = 0; k < starts.size() && !work.exhausted(); ++k) {
+      Schedule schedule = marks.apply(starts[k]);
+      Simulation simulation = simulate(problem, schedule);
+      work.spend(kSimulationWeight * int64_t(schedule.steps.size()));
+      if (!simulation.valid) {
+        if (debugSearch())
+          llvm::errs() << "search: start " << k << " invalid: "
+                       << simulation.error << "\n";
+        continue;
+      }
+      if (simulation.peakBytes > target) {
+        PeakDescent descent(problem, target, work, marks);
+        descent.run(schedule, simulation);
+      }
+      if (simulation.valid && simulation.peakBytes <= target)
+        removeRecomputations(problem, schedule, simulation, target, work,
+                             marks);
+      consider(std::move(schedule), "start " + std::to_string(k));
+      if (fits(last))
+        fitting.push_back(last);
     }
-    if (simulation.peakBytes > options.budgetBytes) {
-      PeakDescent descent(problem, options.budgetBytes, work, marks);
-      descent.run(schedule, simulation);
+  };
+  runStarts(options.budgetBytes);
+  // Where the arena must fit: the cheapest schedule that packs within the
+  // budget, if any does (else the pass tightens the target and asks again).
+  if (options.fitArena && fits(best)) {
+    std::stable_sort(fitting.begin(), fitting.end(),
+                     [](const SolverResult &a, const SolverResult &b) {
+                       return a.simulation.cost < b.simulation.cost;
+                     });
+    for (const SolverResult &candidate : fitting) {
+      work.spend(kSimulationWeight *
+                 int64_t(candidate.simulation.buffers.size()));
+      if (getPackedBytes(problem, candidate.simulation) <=
+          options.budgetBytes) {
+        best = candidate;
+        break;
+      }
     }
-    if (simulation.valid && simulation.peakBytes <= options.budgetBytes)
-      removeRecomputations(problem, schedule, simulation, options.budgetBytes,
-                           work, marks);
-    consider(std::move(schedule), "start " + std::to_string(k));
   }
   if (debugSearch())
     llvm::errs() << "search: "

@@ -224,7 +224,15 @@ SolverResult mlir::remat::solveWithoutMilp(const RematProblem &problem,
     SolverResult search = solveSearch(
         problem, options, best.hasSchedule() ? &best.schedule : nullptr);
     timedOut |= search.timedOut;
-    if (isBetter(search, best))
+    // Where the arena must fit, a reordered schedule that packs worse than
+    // the best of the others is not taken (the pass would tighten the
+    // target for it and may end up worse).
+    auto packs = [&](const SolverResult &result) {
+      return getPackedBytes(problem, result.simulation) <= options.budgetBytes;
+    };
+    if (isBetter(search, best) &&
+        (!options.fitArena || !best.hasSchedule() || packs(search) ||
+         !packs(best)))
       best = std::move(search);
   }
   best.timedOut = timedOut;

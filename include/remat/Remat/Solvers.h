@@ -75,6 +75,13 @@ struct SolverOptions {
   /// (builds with CBC, problems up to the MILP's size limit; about 0.1 s
   /// for 20 nodes, 1 s for 100).
   bool autoLpBound = true;
+  /// The budget is to hold the arguments plus the arena the schedule's
+  /// buffers pack into (packOffsets), not only the peak: the pass's
+  /// fit-arena. Solvers still report their status against the peak; the
+  /// search prefers schedules that pack within the budget, and `auto` keeps
+  /// the search's schedule only where it packs within the budget or the best
+  /// of the others does not either.
+  bool fitArena = false;
   /// Called with a line of progress when a solve runs longer than a second.
   std::function<void(const std::string &)> progress;
 };
