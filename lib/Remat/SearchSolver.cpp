@@ -50,6 +50,9 @@ constexpr size_t kMaxSearchNodes = 10000;
 /// is one unit, a step simulated kSimulationWeight.
 constexpr int64_t kDefaultSearchWork = 400'000'000;
 constexpr int64_t kSimulationWeight = 8;
+/// Where the arena must fit: how many times the search tightens its own
+/// target when its schedules pack over the budget.
+constexpr int kPackingRounds = 3;
 
 /// The search's budget: work units, and a wall-clock cap that is only a
 /// safety net (results are decided by the work limit).
@@ -717,20 +720,40 @@ SolverResult mlir::remat::solveSearch(const RematProblem &problem,
   };
   runStarts(options.budgetBytes);
   // Where the arena must fit: the cheapest schedule that packs within the
-  // budget, if any does (else the pass tightens the target and asks again).
+  // budget; while none does, descend again (a few rounds) to a target
+  // tightened by what the cheapest overshoots, as the pass would.
   if (options.fitArena && fits(best)) {
-    std::stable_sort(fitting.begin(), fitting.end(),
-                     [](const SolverResult &a, const SolverResult &b) {
-                       return a.simulation.cost < b.simulation.cost;
-                     });
-    for (const SolverResult &candidate : fitting) {
-      work.spend(kSimulationWeight *
-                 int64_t(candidate.simulation.buffers.size()));
-      if (getPackedBytes(problem, candidate.simulation) <=
-          options.budgetBytes) {
-        best = candidate;
-        break;
+    int64_t target = options.budgetBytes;
+    size_t from = 0;
+    for (int round = 0; round < kPackingRounds; ++round) {
+      std::stable_sort(fitting.begin() + from, fitting.end(),
+                       [](const SolverResult &a, const SolverResult &b) {
+                         return a.simulation.cost < b.simulation.cost;
+                       });
+      std::optional<int64_t> overshoot;
+      bool packed = false;
+      for (size_t k = from; k < fitting.size(); ++k) {
+        work.spend(kSimulationWeight *
+                   int64_t(fitting[k].simulation.buffers.size()));
+        int64_t bytes = getPackedBytes(problem, fitting[k].simulation);
+        if (bytes <= options.budgetBytes) {
+          if (!packed || isBetter(fitting[k], best))
+            best = fitting[k];
+          packed = true;
+          break;
+        }
+        if (!overshoot)
+          overshoot = bytes - options.budgetBytes;
       }
+      if (packed || !overshoot || work.exhausted())
+        break;
+      target -= *overshoot;
+      if (target < problem.getPeakLowerBound())
+        break;
+      from = fitting.size();
+      runStarts(target);
+      if (fitting.size() == from)
+        break;
     }
   }
   if (debugSearch())

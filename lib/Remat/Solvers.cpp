@@ -224,15 +224,18 @@ SolverResult mlir::remat::solveWithoutMilp(const RematProblem &problem,
     SolverResult search = solveSearch(
         problem, options, best.hasSchedule() ? &best.schedule : nullptr);
     timedOut |= search.timedOut;
-    // Where the arena must fit, a reordered schedule that packs worse than
-    // the best of the others is not taken (the pass would tighten the
-    // target for it and may end up worse).
-    auto packs = [&](const SolverResult &result) {
-      return getPackedBytes(problem, result.simulation) <= options.budgetBytes;
+    // Where the arena must fit, the search's schedule is taken if it packs
+    // within the budget, or if the best of the others does not fit at all
+    // (where the pass would stop): else the pass tightens the target as it
+    // would without the search.
+    auto packed = [&](const SolverResult &result) {
+      return getPackedBytes(problem, result.simulation);
     };
+    bool bestFits = best.status == SolveStatus::Feasible ||
+                    best.status == SolveStatus::Optimal;
     if (isBetter(search, best) &&
-        (!options.fitArena || !best.hasSchedule() || packs(search) ||
-         !packs(best)))
+        (!options.fitArena || !bestFits ||
+         packed(search) <= options.budgetBytes))
       best = std::move(search);
   }
   best.timedOut = timedOut;

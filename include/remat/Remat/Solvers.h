@@ -79,8 +79,8 @@ struct SolverOptions {
   /// buffers pack into (packOffsets), not only the peak: the pass's
   /// fit-arena. Solvers still report their status against the peak; the
   /// search prefers schedules that pack within the budget, and `auto` keeps
-  /// the search's schedule only where it packs within the budget or the best
-  /// of the others does not either.
+  /// the search's schedule where it packs within the budget, or the best of
+  /// the others does not fit at all.
   bool fitArena = false;
   /// Called with a line of progress when a solve runs longer than a second.
   std::function<void(const std::string &)> progress;
