@@ -2,13 +2,25 @@
 //
 // The `search` solver, for graphs without chain structure. Every other
 // solver runs the nodes in their starting order; this one also reorders
-// them. It builds a portfolio of base orders (the starting order and
-// memory-aware list schedules: at each step the ready node that adds the
-// fewest bytes net of those it frees, with several tie-breaks), runs the
-// heuristic's budget-driven eviction on each (the problem renumbered in
-// that order), and then improves the best schedules by local search around
-// simulate(): recomputations whose removal keeps the schedule within the
-// budget are removed. Work is bounded by the graph's size; beyond
+// them. Its starts are the starting order, memory-aware list schedules (at
+// each step the ready node that adds the fewest bytes net of the operands
+// it frees, ranked three ways) and the best schedule of the
+// other solvers when `auto` passes it (and it is short). From each start a
+// local search around simulate() descends while some step is over the
+// budget: at the highest step, for each value live across it and not read
+// there, it considers deferring its node to just before the value's next
+// read (no cost, when nothing reads it in between), or running the node
+// again there, alone or with the operands that would otherwise be carried
+// across the peak (chains of up to two more nodes); moves are ranked by
+// the bytes above the budget they remove (summed over all steps, estimated
+// from the live profile) per unit of added cost, and the best that
+// simulate() confirms is applied. A schedule within the budget then loses
+// every recomputation, costliest first, whose removal keeps it there. The
+// cheapest result wins (else the smallest peak). Where the arena must fit
+// (SolverOptions::fitArena) the cheapest result that packs within the
+// budget wins, and the search tightens its own target up to three times
+// while none does. Work (steps scanned and simulated) is bounded by the
+// work limit, 400M units by default (about a second); beyond
 // kMaxSearchNodes nodes the solver does not apply.
 //
 // Orders respect every rule of the starting order that simulate() checks:
@@ -24,17 +36,12 @@
 
 #include "SolverSupport.h"
 
-#include "remat/Support/SplitMix.h"
 
 #include <algorithm>
 #include <chrono>
-#include <cstdlib>
 #include <functional>
 #include <limits>
-#include <numeric>
 #include <optional>
-
-#include "llvm/Support/raw_ostream.h"
 
 using namespace mlir::remat;
 using Clock = std::chrono::steady_clock;
@@ -76,11 +83,6 @@ struct SearchWork {
     return outOfTime;
   }
 };
-
-bool debugSearch() {
-  static bool enabled = std::getenv("REMAT_SEARCH_DEBUG") != nullptr;
-  return enabled;
-}
 
 bool fits(const SolverResult &result) {
   return result.status == SolveStatus::Feasible ||
@@ -134,13 +136,12 @@ struct OrderGraph {
   }
 };
 
-/// How the list scheduler breaks ties and weighs its choice.
+/// How the list scheduler ranks the ready nodes (the earliest starting
+/// position wins ties).
 struct OrderVariant {
   /// 0: net bytes (results minus freed operands); 1: net bytes, preferring
   /// nodes that free something; 2: freed bytes first.
   int score = 0;
-  /// 0: the earliest starting position wins ties; else a seeded shuffle.
-  uint64_t seed = 0;
 };
 
 /// A memory-aware list schedule: repeatedly runs the ready node whose
@@ -153,7 +154,8 @@ std::vector<NodeId> listSchedule(const RematProblem &problem,
   std::vector<int32_t> waiting(n), readersLeft(problem.values.size(), 0);
   for (size_t id = 0; id < n; ++id)
     waiting[id] = graph.preds[id].size();
-  // Distinct readers of each value.
+  // The distinct operands of each node, and how many readers of each value
+  // are still to run.
   std::vector<std::vector<ValueId>> distinctOperands(n);
   for (size_t id = 0; id < n; ++id) {
     std::vector<ValueId> ops = problem.nodes[id].operands;
@@ -163,11 +165,6 @@ std::vector<NodeId> listSchedule(const RematProblem &problem,
       ++readersLeft[v];
     distinctOperands[id] = std::move(ops);
   }
-  std::vector<uint64_t> tieKey(n);
-  for (size_t id = 0; id < n; ++id)
-    tieKey[id] = variant.seed == 0
-                     ? id
-                     : mixBits(id * kSplitMixIncrement + variant.seed);
   std::vector<NodeId> ready;
   for (size_t id = 0; id < n; ++id)
     if (waiting[id] == 0)
@@ -180,7 +177,7 @@ std::vector<NodeId> listSchedule(const RematProblem &problem,
     for (size_t index = 0; index < ready.size(); ++index) {
       NodeId id = ready[index];
       const RematNode &node = problem.nodes[id];
-      int64_t added = node.workspaceBytes > 0 ? 0 : 0;
+      int64_t added = 0;
       for (ValueId result : node.results)
         added += problem.values[result].bytes;
       int64_t freed = 0;
@@ -197,8 +194,7 @@ std::vector<NodeId> listSchedule(const RematProblem &problem,
       bool better = index == 0 || primary < bestPrimary ||
                     (primary == bestPrimary &&
                      (secondary < bestSecondary ||
-                      (secondary == bestSecondary &&
-                       tieKey[id] < tieKey[ready[bestIndex]])));
+                      (secondary == bestSecondary && id < ready[bestIndex])));
       if (better) {
         bestIndex = index;
         bestPrimary = primary;
@@ -616,11 +612,6 @@ void PeakDescent::run(Schedule &schedule, Simulation &measured) {
       if (!result.valid)
         continue;
       int64_t trialExcess = getExcess(result, budget);
-      if (debugSearch() && std::getenv("REMAT_SEARCH_MOVES"))
-        llvm::errs() << "move step " << move.step << " at " << move.insertAt
-                     << " block " << move.block.size() << " score "
-                     << move.score << " excess " << excess << " -> "
-                     << trialExcess << "\n";
       if (trialExcess >= excess)
         continue;
       schedule = std::move(trial);
@@ -629,11 +620,6 @@ void PeakDescent::run(Schedule &schedule, Simulation &measured) {
       improved = true;
       break;
     }
-    if (debugSearch() && !improved)
-      llvm::errs() << "search: descent stuck at excess " << excess << ", peak "
-                   << simulation.peakBytes << " at step " << peakStep << " of "
-                   << schedule.steps.size() << ", " << moves.size()
-                   << " moves\n";
     if (!improved)
       break;
   }
@@ -651,7 +637,6 @@ SolverResult mlir::remat::solveSearch(const RematProblem &problem,
                                        std::to_string(kMaxSearchNodes) +
                                        " nodes; this one has " +
                                        std::to_string(n));
-  Clock::time_point start = Clock::now();
   SearchWork work(options.workLimit > 0 ? options.workLimit
                                         : kDefaultSearchWork,
                   options.timeLimitSeconds);
@@ -662,24 +647,16 @@ SolverResult mlir::remat::solveSearch(const RematProblem &problem,
   for (size_t id = 0; id < n; ++id)
     orders.back().push_back(id);
   for (int score = 0; score < 3; ++score)
-    orders.push_back(listSchedule(problem, graph, {score, 0}, work));
+    orders.push_back(listSchedule(problem, graph, {score}, work));
   std::sort(orders.begin() + 1, orders.end());
   orders.erase(std::unique(orders.begin() + 1, orders.end()), orders.end());
 
   SolverResult best = notApplicable("search", "no schedule");
   SolverResult last;
-  auto consider = [&](Schedule schedule, const std::string &what) {
+  auto consider = [&](Schedule schedule) {
     SolverResult candidate =
         finish(problem, "search", std::move(schedule), options);
     work.spend(kSimulationWeight * int64_t(candidate.schedule.steps.size()));
-    if (debugSearch())
-      llvm::errs() << "search: " << what << ": "
-                   << (candidate.hasSchedule()
-                           ? std::to_string(candidate.simulation.peakBytes) +
-                                 " bytes, cost " +
-                                 std::to_string(candidate.simulation.cost)
-                           : candidate.message)
-                   << "\n";
     if (isBetter(candidate, best))
       best = candidate;
     last = std::move(candidate);
@@ -700,12 +677,8 @@ SolverResult mlir::remat::solveSearch(const RematProblem &problem,
       Schedule schedule = marks.apply(starts[k]);
       Simulation simulation = simulate(problem, schedule);
       work.spend(kSimulationWeight * int64_t(schedule.steps.size()));
-      if (!simulation.valid) {
-        if (debugSearch())
-          llvm::errs() << "search: start " << k << " invalid: "
-                       << simulation.error << "\n";
+      if (!simulation.valid)
         continue;
-      }
       if (simulation.peakBytes > target) {
         PeakDescent descent(problem, target, work, marks);
         descent.run(schedule, simulation);
@@ -713,7 +686,7 @@ SolverResult mlir::remat::solveSearch(const RematProblem &problem,
       if (simulation.valid && simulation.peakBytes <= target)
         removeRecomputations(problem, schedule, simulation, target, work,
                              marks);
-      consider(std::move(schedule), "start " + std::to_string(k));
+      consider(std::move(schedule));
       if (fits(last))
         fitting.push_back(last);
     }
@@ -756,10 +729,6 @@ SolverResult mlir::remat::solveSearch(const RematProblem &problem,
         break;
     }
   }
-  if (debugSearch())
-    llvm::errs() << "search: "
-                 << std::chrono::duration<double>(Clock::now() - start).count()
-                 << " s, work " << work.used << "\n";
   best.solver = "search";
   best.timedOut = work.outOfTime;
   if (best.hasSchedule() && best.message.empty())

@@ -21,9 +21,10 @@
 //                vertices: the cheapest set of kept cut values under the
 //                budget, by dynamic programming over the space segments
 //                and sqrt choose from (optimal in that space)
-//   search       any DAG: the heuristic's eviction over memory-aware
-//                reorderings of the nodes, then local search around
-//                simulate() (removing recomputations the budget allows)
+//   search       any DAG: memory-aware reorderings of the nodes, then
+//                local search around simulate() that defers nodes and
+//                recomputes values across the highest step while it is
+//                over the budget, then drops what recomputation it can
 //   exact        Checkmate's MILP over frontier-advancing stages (node-
 //                granular memory) solved by CBC, warm-started from the
 //                heuristic: optimal with proof over that space, or the best
@@ -127,10 +128,9 @@ SolverResult solveWithoutMilp(const RematProblem &problem,
 /// programming (ChainSolver.cpp); not applicable without cut vertices.
 SolverResult solveChain(const RematProblem &problem,
                         const SolverOptions &options);
-/// Any DAG: the heuristic's eviction over a portfolio of memory-aware
-/// reorderings, then local search around simulate(), also from `seed` (a
-/// schedule of another solver) when given (SearchSolver.cpp); not
-/// applicable beyond its size limit.
+/// Any DAG: local search around simulate() from memory-aware reorderings
+/// of the nodes and from `seed` (a schedule of another solver) when given
+/// (SearchSolver.cpp); not applicable beyond 10,000 nodes.
 SolverResult solveSearch(const RematProblem &problem,
                          const SolverOptions &options,
                          const Schedule *seed = nullptr);
