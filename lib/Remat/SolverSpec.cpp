@@ -34,6 +34,7 @@ std::optional<SolverSpec> SolverSpec::parse(StringRef text,
           .Case("chain", SolverKind::Chain)
           .Case("blocks", SolverKind::Blocks)
           .Case("heuristic", SolverKind::Heuristic)
+          .Case("search", SolverKind::Search)
           .Case("exact", SolverKind::Exact)
           .Case("auto", SolverKind::Auto)
           .Default(std::nullopt);
@@ -41,7 +42,7 @@ std::optional<SolverSpec> SolverSpec::parse(StringRef text,
     error = "unknown solver '" + text.str() +
             "': expected none, segments=K, sqrt, marks, "
             "block-checkpoints, chain, blocks, heuristic, "
-            "exact or auto";
+            "search, exact or auto";
     return std::nullopt;
   }
   if (*kind == SolverKind::Exact && !isExactSolverAvailable()) {
@@ -70,6 +71,8 @@ std::string SolverSpec::str() const {
     return "blocks";
   case SolverKind::Heuristic:
     return "heuristic";
+  case SolverKind::Search:
+    return "search";
   case SolverKind::Exact:
     return "exact";
   case SolverKind::Auto:

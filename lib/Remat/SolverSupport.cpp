@@ -4,7 +4,10 @@
 
 #include "ScheduleBuilder.h"
 
+#include "remat/Remat/OffsetPacker.h"
+
 #include <algorithm>
+#include <limits>
 
 using namespace mlir::remat;
 
@@ -37,6 +40,18 @@ SolverResult mlir::remat::notApplicable(std::string solver, std::string why) {
   result.status = SolveStatus::NotApplicable;
   result.message = std::move(why);
   return result;
+}
+
+int64_t mlir::remat::getPackedBytes(const RematProblem &problem,
+                                    const Simulation &simulation) {
+  std::vector<PackItem> items;
+  items.reserve(simulation.buffers.size());
+  for (size_t i = 0; i < simulation.buffers.size(); ++i)
+    items.push_back({simulation.buffers[i], simulation.alignments[i]});
+  Packing packing = packOffsets(items);
+  if (packing.overflows())
+    return std::numeric_limits<int64_t>::max();
+  return addBytesSaturated(problem.argumentBytes, packing.arenaBytes);
 }
 
 /// The values the marks say to drop: results of `recompute` nodes.

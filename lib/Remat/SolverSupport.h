@@ -23,6 +23,11 @@ SolverResult finish(const RematProblem &problem, std::string solver,
 
 SolverResult notApplicable(std::string solver, std::string why);
 
+/// Arguments plus the arena a valid simulation's buffers pack into, as the
+/// memory planner packs them (saturated at INT64_MAX).
+int64_t getPackedBytes(const RematProblem &problem,
+                       const Simulation &simulation);
+
 /// The values the marks say to drop: results of `recompute` nodes.
 std::vector<bool> getMarkedDiscards(const RematProblem &problem);
 

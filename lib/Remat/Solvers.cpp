@@ -216,6 +216,30 @@ SolverResult mlir::remat::solveWithoutMilp(const RematProblem &problem,
     if (isBetter(candidate, best))
       best = std::move(candidate);
   }
+  // The search reorders and searches from the best so far; it only adds a
+  // candidate, and is skipped where nothing can be cheaper (a fitting
+  // schedule that computes every node once).
+  bool settled = (best.status == SolveStatus::Feasible ||
+                  best.status == SolveStatus::Optimal) &&
+                 best.simulation.cost <= problem.getTotalCost();
+  if (!settled) {
+    SolverResult search = solveSearch(
+        problem, options, best.hasSchedule() ? &best.schedule : nullptr);
+    timedOut |= search.timedOut;
+    // Where the arena must fit, the search's schedule is taken if it packs
+    // within the budget, or if the best of the others does not fit at all
+    // (where the pass would stop): else the pass tightens the target as it
+    // would without the search.
+    auto packed = [&](const SolverResult &result) {
+      return getPackedBytes(problem, result.simulation);
+    };
+    bool bestFits = best.status == SolveStatus::Feasible ||
+                    best.status == SolveStatus::Optimal;
+    if (isBetter(search, best) &&
+        (!options.fitArena || !bestFits ||
+         packed(search) <= options.budgetBytes))
+      best = std::move(search);
+  }
   best.timedOut = timedOut;
   return best;
 }
@@ -258,6 +282,8 @@ SolverResult mlir::remat::solve(const RematProblem &problem,
     return solveBlocks(problem, options);
   case SolverKind::Heuristic:
     return solveHeuristic(problem, options);
+  case SolverKind::Search:
+    return solveSearch(problem, options);
   case SolverKind::Exact:
     return solveExact(problem, options);
   case SolverKind::Auto:

@@ -255,6 +255,7 @@ mlir::remat::planRematerialization(FunctionOpInterface function,
   solverOptions.workLimit = options.workLimit;
   solverOptions.timeLimitSeconds = options.timeLimitSeconds;
   solverOptions.autoLpBound = options.lowerBound;
+  solverOptions.fitArena = options.fitArena;
   solverOptions.progress = options.progress;
   // Packing can add a little to the peak: tighten the target by what the
   // arena overshoots and solve again, a few times at most.

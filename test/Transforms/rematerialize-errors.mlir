@@ -11,7 +11,7 @@
 // STRICT: error: cannot fit the step in the budget of 12288 bytes: solver '{{.*}}' needs 16384 bytes at its peak (arguments + arena 16384); the smallest peak any solver reached is 16384 bytes, and no schedule can peak below 16384 bytes (arguments plus the largest single-op working set)
 // LENIENT: warning: cannot fit the step in the budget of 12288 bytes
 // LENIENT: remat.recompute_of
-// SOLVER: for the --solver option: unknown solver 'greedy': expected none, segments=K, sqrt, marks, block-checkpoints, chain, blocks, heuristic, exact or auto
+// SOLVER: for the --solver option: unknown solver 'greedy': expected none, segments=K, sqrt, marks, block-checkpoints, chain, blocks, heuristic, search, exact or auto
 // BUDGET: error: rematerialization needs a budget (the 'budget' option, e.g. budget=2.5GB or 80%)
 // DEVICE: error: unknown device profile 'tpu'
 

@@ -2,7 +2,8 @@
 //-*-===//
 //
 // Which solver to run, as a typed value: `none`, `segments=K`, `sqrt`,
-// `marks`, `block-checkpoints`, `chain`, `blocks`, `heuristic`, `exact` or `auto`. Parsed once where the
+// `marks`, `block-checkpoints`, `chain`, `blocks`, `heuristic`, `search`,
+// `exact` or `auto`. Parsed once where the
 // user writes it (a pass option, a tool flag, a list of policies), so that a
 // bad name or value is rejected there, not when a solve starts. Prints back
 // as written, so pass pipelines round-trip, and has a cl::parser so that
@@ -34,6 +35,7 @@ enum class SolverKind {
   Chain,
   Blocks,
   Heuristic,
+  Search,
   Exact,
   Auto
 };

@@ -30,6 +30,10 @@
 //                values plus at most two others); a DP over the chain of
 //                blocks chooses kept boundaries and, per block, drop all /
 //                keep all / drop only the values cheap per byte
+//   search       any DAG: memory-aware reorderings of the nodes, then
+//                local search around simulate() that defers nodes and
+//                recomputes values across the highest step while it is
+//                over the budget, then drops what recomputation it can
 //   exact        Checkmate's MILP over frontier-advancing stages (node-
 //                granular memory) solved by CBC, warm-started from the
 //                heuristic: optimal with proof over that space, or the best
@@ -81,6 +85,13 @@ struct SolverOptions {
   /// (builds with CBC, problems up to the MILP's size limit; about 0.1 s
   /// for 20 nodes, 1 s for 100).
   bool autoLpBound = true;
+  /// The budget is to hold the arguments plus the arena the schedule's
+  /// buffers pack into (packOffsets), not only the peak: the pass's
+  /// fit-arena. Solvers still report their status against the peak; the
+  /// search prefers schedules that pack within the budget, and `auto` keeps
+  /// the search's schedule where it packs within the budget, or the best of
+  /// the others does not fit at all.
+  bool fitArena = false;
   /// Called with a line of progress when a solve runs longer than a second.
   std::function<void(const std::string &)> progress;
 };
@@ -118,7 +129,8 @@ SolverResult solveHeuristic(const RematProblem &problem,
 SolverResult solveBlockCheckpoints(const RematProblem &problem,
                                    const SolverOptions &options);
 /// The best of the solvers that need no MILP (none, marks, sqrt, segments
-/// (K = 2..16), block-checkpoints, chain, blocks, heuristic); then, where the exact solver is built in and the
+/// (K = 2..16), block-checkpoints, chain, blocks, heuristic, then search from
+/// the best of those); then, where the exact solver is built in and the
 /// problem is small enough for its MILP, that MILP's LP relaxation bounds the
 /// result from below (optimal when the bound meets it).
 SolverResult solveAuto(const RematProblem &problem,
@@ -136,6 +148,12 @@ SolverResult solveChain(const RematProblem &problem,
 /// programming (BlockSolver.cpp); not applicable without boundaries.
 SolverResult solveBlocks(const RematProblem &problem,
                          const SolverOptions &options);
+/// Any DAG: local search around simulate() from memory-aware reorderings
+/// of the nodes and from `seed` (a schedule of another solver) when given
+/// (SearchSolver.cpp); not applicable beyond 10,000 nodes.
+SolverResult solveSearch(const RematProblem &problem,
+                         const SolverOptions &options,
+                         const Schedule *seed = nullptr);
 /// Checkmate's stage MILP solved by CBC, warm-started from the best schedule
 /// of solveWithoutMilp (ExactSolver.cpp); only in builds with CBC
 /// (isExactSolverAvailable()).

@@ -89,8 +89,8 @@ def RematRematerializePass : Pass<"remat-rematerialize", "::mlir::ModuleOp"> {
     ```
 
     Solvers (docs/solvers.md): `none`, `segments=K`, `sqrt`, `marks`,
-    `block-checkpoints`, `chain`, `blocks`, `heuristic`, `exact`, and
-    `auto`, which runs the applicable
+    `block-checkpoints`, `chain`, `blocks`, `heuristic`, `search`, `exact`,
+    and `auto`, which runs the applicable
     ones and keeps the cheapest schedule within the budget. An unmet budget is an error naming the
     smallest peak reached and the lower bound; with `strict=false` it is a
     warning and the schedule with the smallest peak is applied.

@@ -67,7 +67,7 @@ template <typename Visitor> void forEachRematOption(Visitor &&visit) {
         "what the step needs as given");
   visit(&RematOptions::solver, "solver",
         "none, segments=K, sqrt, marks, block-checkpoints, chain, blocks, "
-        "heuristic, exact or auto");
+        "heuristic, search, exact or auto");
   visit(&RematOptions::workLimit, "work-limit",
         "Search steps each solver may take (0: its default); results are "
         "deterministic for a given work limit");
