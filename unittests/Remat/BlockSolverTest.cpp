@@ -167,10 +167,11 @@ TEST(BlockSolver, RandomTrainingGraphsGiveValidSchedules) {
       EXPECT_NE(result.status, SolveStatus::Optimal);
       feasible += fits(result);
       // Deterministic: the same problem and options give the same schedule.
-      if (seed % 10 == 0)
+      if (seed % 10 == 0) {
         EXPECT_EQ(solveBlocks(problem, options).schedule.steps,
                   result.schedule.steps)
             << "seed " << seed;
+      }
     }
   }
   EXPECT_GT(applicable, 400);

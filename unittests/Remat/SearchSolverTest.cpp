@@ -82,8 +82,9 @@ TEST(SearchSolver, TrainingGraphsWithStateAndViewsGiveValidSchedules) {
       // A kept node, like one that may not be recomputed, runs once.
       for (size_t id = 0; id < problem.nodes.size(); ++id) {
         if (problem.nodes[id].policy == NodePolicy::Keep ||
-            !problem.nodes[id].recomputable)
+            !problem.nodes[id].recomputable) {
           ASSERT_EQ(search.simulation.runs[id], 1) << what << " node " << id;
+        }
       }
     }
   }

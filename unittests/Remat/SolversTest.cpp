@@ -181,10 +181,11 @@ TEST(Solvers, RandomDagsGiveValidSchedules) {
       ASSERT_EQ(claimsFit,
                 result->simulation.peakBytes <= options.budgetBytes)
           << name << " instance " << instance;
-      if (result->lowerBoundCost)
+      if (result->lowerBoundCost) {
         ASSERT_LE(*result->lowerBoundCost,
                   result->simulation.cost * (1 + 1e-9))
             << name << " instance " << instance;
+      }
     }
   }
 }
