@@ -288,7 +288,7 @@ bool ScheduleBuilder::overLimits() {
     outOfWork = true;
     return true;
   }
-  if (deadline && (++limitChecks & 63) == 0 &&
+  if (deadline && (limitChecks++ & 63) == 0 &&
       std::chrono::steady_clock::now() > *deadline) {
     outOfTime = true;
     return true;
