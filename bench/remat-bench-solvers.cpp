@@ -313,7 +313,9 @@ static std::string getGeneratedKind() {
   if (residualEvery > 0)
     kind += llvm::formatv(", residual every {0}", int64_t(residualEvery)).str();
   if (skipProbability != 0.2)
-    kind += llvm::formatv(", skips {0}", double(skipProbability)).str();
+    kind += llvm::formatv(", skips {0}",
+                          llvm::format("%g", double(skipProbability)))
+                .str();
   return kind;
 }
 
