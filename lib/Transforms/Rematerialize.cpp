@@ -261,9 +261,9 @@ mlir::remat::planRematerialization(FunctionOpInterface function,
   std::optional<int64_t> smallestPeak;
   for (int attempt = 0; attempt < 8; ++attempt) {
     plan.result = solve(problem, options.solver, solverOptions);
-    if (std::optional<int64_t> peak = plan.result.smallestPeakBytes;
-        peak && (!smallestPeak || *peak < *smallestPeak))
-      smallestPeak = peak;
+    // Every attempt's schedules count for the unmet-budget message.
+    plan.result.noteSmallestPeak(smallestPeak);
+    smallestPeak = plan.result.smallestPeakBytes;
     if (!plan.result.hasSchedule())
       break;
     const Simulation &simulation = plan.result.simulation;
@@ -286,8 +286,6 @@ mlir::remat::planRematerialization(FunctionOpInterface function,
       break;
     solverOptions.budgetBytes -= total - plan.budgetBytes;
   }
-  // Every attempt's candidates count for the unmet-budget message.
-  plan.result.noteSmallestPeak(smallestPeak);
   if (plan.result.hasSchedule() && !plan.meetsBudget &&
       (plan.result.status == SolveStatus::Feasible ||
        plan.result.status == SolveStatus::Optimal))
