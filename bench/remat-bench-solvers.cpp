@@ -345,7 +345,9 @@ static void benchGenerated(int64_t nodes) {
                    << getGeneratedKind() << " | " << base.peakBytes << " | "
                    << label << ": " << budget << " | " << name << " | "
                    << stringifySolveStatus(result.status);
-      if (result.solver != name)
+      if (result.status == SolveStatus::NotApplicable)
+        llvm::outs() << ": " << result.message;
+      else if (result.solver != name)
         llvm::outs() << " (" << result.solver << ")";
       llvm::outs() << " |";
       if (result.hasSchedule())
