@@ -14,7 +14,7 @@
 // NAMED: error: cannot fit the step in the budget of 12288 bytes: solver 'heuristic' needs 16384 bytes at its peak (arguments + arena 16384); the smallest peak solver 'heuristic' reached is 16384 bytes, and no schedule can peak below 16384 bytes
 // LENIENT: warning: cannot fit the step in the budget of 12288 bytes
 // LENIENT: remat.recompute_of
-// SOLVER: for the --solver option: unknown solver 'greedy': expected none, segments=K, sqrt, marks, chain, heuristic, exact or auto
+// SOLVER: for the --solver option: unknown solver 'greedy': expected none, segments=K, sqrt, marks, block-checkpoints, chain, heuristic, exact or auto
 // BUDGET: error: rematerialization needs a budget (the 'budget' option, e.g. budget=2.5GB or 80%)
 // DEVICE: error: unknown device profile 'tpu'
 
