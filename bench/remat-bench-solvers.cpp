@@ -10,8 +10,18 @@
 //                                            function with a body, costed
 //                                            on the h200 profile)
 //   remat-bench-solvers --generate=1000,10000,100000
-//                                            heuristic solve time on
-//                                            generated graphs of ~N nodes
+//                                            generated training-like graphs
+//                                            of ~N nodes: per solver (default
+//                                            heuristic and auto) status,
+//                                            extra compute and solve time at
+//                                            50% of the peak and midway to
+//                                            the floor
+//     --residual-every=4                     ... with a residual edge every
+//                                            4 layers (ResNet-like blocks)
+//     --skip-probability=P                   chance of a random skip per
+//                                            layer (default 0.2)
+//     --chain                                a plain chain: no skips, no
+//                                            residual edges
 //   remat-bench-solvers --max-batch-graph=VGG19_256_224x224_train.json
 //                                            the largest batch whose peak
 //                                            fits --memory (16 GB), per
@@ -63,6 +73,19 @@ static cl::list<std::string> graphs(cl::Positional, cl::desc("<graph.json>..."),
 static cl::list<int64_t> generate("generate", cl::CommaSeparated,
                                   cl::desc("Node counts of generated graphs"),
                                   cl::cat(getToolCategory()));
+static cl::opt<int64_t> residualEvery(
+    "residual-every", cl::init(0),
+    cl::desc("Generated graphs: a residual edge every N layers (0: none)"),
+    cl::cat(getToolCategory()));
+static cl::opt<double> skipProbability(
+    "skip-probability", cl::init(0.2),
+    cl::desc("Generated graphs: chance that a layer also reads a random "
+             "earlier layer's output"),
+    cl::cat(getToolCategory()));
+static cl::opt<bool> chainOnly(
+    "chain", cl::init(false),
+    cl::desc("Generated graphs: a plain chain (no skips, no residual edges)"),
+    cl::cat(getToolCategory()));
 static cl::list<std::string>
     solvers("solvers", cl::CommaSeparated,
             cl::desc("Solvers to compare (default: none,sqrt,segments=4,"
@@ -282,22 +305,60 @@ static void benchGraph(const std::string &path, MLIRContext &context) {
   }
 }
 
+/// What kind of generated graph the options ask for, in words.
+static std::string getGeneratedKind() {
+  if (chainOnly)
+    return "chain";
+  std::string kind = "training";
+  if (residualEvery > 0)
+    kind += llvm::formatv(", residual every {0}", int64_t(residualEvery)).str();
+  if (skipProbability != 0.2)
+    kind += llvm::formatv(", skips {0}",
+                          llvm::format("%g", double(skipProbability)))
+                .str();
+  return kind;
+}
+
 static void benchGenerated(int64_t nodes) {
   TrainingGraphOptions options;
+  // About two nodes per layer (forward and backward), plus the loss; a
+  // residual edge adds no node.
   options.layers = std::max<int64_t>(1, (nodes - 1) / 2);
   options.seed = 2026;
+  options.skipProbability = chainOnly ? 0.0 : double(skipProbability);
+  options.residualEvery = chainOnly ? 0 : int64_t(residualEvery);
   RematProblem problem = generateTrainingGraph(options);
   Simulation base = simulate(problem, getStartingSchedule(problem));
   int64_t floor = problem.getPeakLowerBound();
-  int64_t budget = floor + (base.peakBytes - floor) / 2;
-  auto [result, seconds] = timeSolve(problem, "heuristic", budget);
-  llvm::outs() << "| " << problem.nodes.size() << " | " << base.peakBytes
-               << " | " << budget << " | "
-               << stringifySolveStatus(result.status) << " |"
-               << llvm::format(" %+.1f%% |",
-                               100.0 * (result.simulation.cost - base.cost) /
-                                   base.cost)
-               << llvm::format(" %.2f |\n", seconds);
+  std::vector<std::pair<std::string, int64_t>> budgets = {
+      {"50% of the peak", std::max(floor, base.peakBytes / 2)},
+      {"midway to the floor", floor + (base.peakBytes - floor) / 2}};
+  std::vector<std::string> names;
+  if (solvers.empty())
+    names = {"heuristic", "auto"};
+  else
+    names.assign(solvers.begin(), solvers.end());
+  for (auto &[label, budget] : budgets)
+    for (const std::string &name : names) {
+      auto [result, seconds] = timeSolve(problem, name, budget);
+      llvm::outs() << "| " << problem.nodes.size() << " | "
+                   << getGeneratedKind() << " | " << base.peakBytes << " | "
+                   << label << ": " << budget << " | " << name << " | "
+                   << stringifySolveStatus(result.status);
+      if (result.status == SolveStatus::NotApplicable)
+        llvm::outs() << ": " << result.message;
+      else if (result.solver != name)
+        llvm::outs() << " (" << result.solver << ")";
+      llvm::outs() << " |";
+      if (result.hasSchedule())
+        llvm::outs() << llvm::format(
+            " %+.1f%% |", 100.0 * (result.simulation.cost - base.cost) /
+                              base.cost);
+      else
+        llvm::outs() << " - |";
+      llvm::outs() << llvm::format(" %.2f |\n", seconds);
+      llvm::outs().flush();
+    }
 }
 
 void benchMaxBatch(const std::string &path, MLIRContext &context) {
@@ -329,9 +390,9 @@ int main(int argc, char **argv) {
   if (!maxBatchGraph.empty())
     benchMaxBatch(maxBatchGraph, context);
   if (!generate.empty()) {
-    llvm::outs() << "\n| nodes | peak | budget (midway to the floor) | "
-                    "status | extra compute | heuristic seconds |\n"
-                    "|---:|---:|---:|---|---:|---:|\n";
+    llvm::outs() << "\n| nodes | graph | peak | budget | solver | status | "
+                    "extra compute | seconds |\n"
+                    "|---:|---|---:|---|---|---|---:|---:|\n";
     for (int64_t nodes : generate)
       benchGenerated(nodes);
   }

@@ -10,17 +10,12 @@
 
 #include "ScheduleBuilder.h"
 
-#include "remat/Support/SplitMix.h"
+#include "llvm/ADT/STLExtras.h"
 
 #include <algorithm>
 #include <limits>
 
 using namespace mlir::remat;
-
-/// A deterministic pseudo-random offset for sampling, from where the build is.
-static size_t mixPosition(int64_t position, size_t steps) {
-  return size_t(mixBits(uint64_t(position) * kSplitMixIncrement + steps));
-}
 
 ScheduleBuilder::ScheduleBuilder(const RematProblem &problem)
     : problem(problem), reads(problem.values.size()),
@@ -32,7 +27,9 @@ ScheduleBuilder::ScheduleBuilder(const RematProblem &problem)
       discarded(problem.values.size(), false),
       resident(problem.values.size(), false),
       pins(problem.values.size(), 0), firstDone(problem.nodes.size(), false),
-      residentIndex(problem.values.size(), -1) {
+      residentIndex(problem.values.size(), -1),
+      stamps(problem.values.size(), 0), touched(problem.values.size(), false),
+      heldUntil(problem.nodes.size()) {
   for (size_t id = 0; id < problem.nodes.size(); ++id) {
     const RematNode &node = problem.nodes[id];
     for (ValueId operand : node.operands)
@@ -113,6 +110,10 @@ void ScheduleBuilder::setResident(ValueId value, bool isResident) {
     residentIndex[value] = residentList.size();
     residentList.push_back(value);
     residentBytes += bytes;
+    // It may be evicted, and so may the results of nodes reading it, whose
+    // producers' operands are now all here (and cost less to bring back).
+    touch(value);
+    touchConsumers(value);
     return;
   }
   int64_t index = residentIndex[value];
@@ -122,47 +123,139 @@ void ScheduleBuilder::setResident(ValueId value, bool isResident) {
   residentList.pop_back();
   residentIndex[value] = -1;
   residentBytes -= bytes;
+  // A view that leaves no longer keeps its owner.
+  if (ValueId owner = problem.values[value].viewOf; owner >= 0)
+    touch(owner);
+}
+
+bool ScheduleBuilder::isEvictionCandidate(ValueId value) const {
+  const RematValue &info = problem.values[value];
+  return info.viewOf < 0 && info.bytes != 0 && !info.isOutput &&
+         problem.nodes[info.producer].policy != NodePolicy::Keep &&
+         recoverable[value];
+}
+
+void ScheduleBuilder::touch(ValueId value) {
+  if (!budget || touched[value] || !resident[value] ||
+      !isEvictionCandidate(value))
+    return;
+  touched[value] = true;
+  touchedList.push_back(value);
+}
+
+void ScheduleBuilder::refreshTouched() {
+  for (ValueId value : touchedList) {
+    touched[value] = false;
+    if (!resident[value])
+      continue;
+    ++work;
+    std::optional<double> score = getEvictionScore(value);
+    if (!score)
+      continue;
+    candidates.push_back({*score, value, ++stamps[value]});
+    std::push_heap(candidates.begin(), candidates.end(), Later());
+  }
+  touchedList.clear();
+  // Superseded entries pile up: sweep them out now and then (linear, and
+  // rare enough to cost O(1) per push).
+  if (candidates.size() > 4 * residentList.size() + 4096) {
+    llvm::erase_if(candidates, [&](const Candidate &entry) {
+      return entry.stamp != stamps[entry.value] || !resident[entry.value];
+    });
+    std::make_heap(candidates.begin(), candidates.end(), Later());
+  }
+}
+
+void ScheduleBuilder::touchConsumers(ValueId value) {
+  if (!budget)
+    return;
+  // Only nodes that have run have resident results.
+  for (int64_t reader : reads[value]) {
+    if (reader > position)
+      break;
+    for (ValueId result : problem.nodes[reader].results)
+      touch(result);
+  }
+}
+
+void ScheduleBuilder::nextReadMoved(ValueId value) {
+  if (!budget)
+    return;
+  touch(value);
+  if (ValueId owner = problem.values[value].viewOf; owner >= 0)
+    touch(owner);
+  touchConsumers(value);
 }
 
 bool ScheduleBuilder::mayRecomputeAtNextRead(ValueId value) {
-  if (!recoverable[value])
-    return false;
-  std::optional<int64_t> next = nextRead(value);
+  return recoverable[value] && mayRecomputeAt(value, nextRead(value));
+}
+
+bool ScheduleBuilder::mayRecomputeAt(ValueId value,
+                                     std::optional<int64_t> next) {
   if (next && *next > recoverableUntil[value])
     return false;
   // Its views leave with it and are made again where read.
-  for (ValueId view : viewsOf[value])
-    if (resident[view] && nextRead(view) &&
+  for (ValueId view : viewsOf[value]) {
+    if (!resident[view])
+      continue;
+    std::optional<int64_t> viewNext = nextRead(view);
+    if (viewNext &&
         (!recoverable[view] ||
          problem.nodes[problem.values[view].producer].policy ==
              NodePolicy::Keep ||
-         *nextRead(view) > recoverableUntil[view]))
+         *viewNext > recoverableUntil[view]))
       return false;
+  }
   return true;
 }
 
-bool ScheduleBuilder::mayEvict(ValueId value) {
-  const RematValue &info = problem.values[value];
+std::optional<double> ScheduleBuilder::getEvictionScore(ValueId value) {
   // Views own no bytes (they leave with their owner), nor do updates.
-  if (info.viewOf >= 0 || info.bytes == 0 || info.isOutput || pins[value] != 0 ||
-      problem.nodes[info.producer].policy == NodePolicy::Keep ||
-      !mayRecomputeAtNextRead(value))
-    return false;
-  if (!holdOperands)
-    return true;
-  // A value held for another's recomputation stays, and bringing this one
-  // back must be one step: everything its producer reads is here.
+  if (!isEvictionCandidate(value) || pins[value] != 0)
+    return std::nullopt;
   std::optional<int64_t> next = nextRead(value);
-  if (!heldFor[value].empty() && next && heldFor[value].front() <= *next)
-    return false;
-  for (ValueId operand : problem.nodes[info.producer].operands)
-    if (!resident[operand])
-      return false;
-  return getFreedBytes(value) > 0;
+  if (!mayRecomputeAt(value, next))
+    return std::nullopt;
+  const RematValue &info = problem.values[value];
+  const RematNode &producer = problem.nodes[info.producer];
+  double bytes = double(info.bytes);
+  if (holdOperands) {
+    // A value held for another's recomputation stays, and bringing this one
+    // back must be one step: everything its producer reads is here.
+    if (!heldFor[value].empty() && next && heldFor[value].front() <= *next)
+      return std::nullopt;
+    for (ValueId operand : producer.operands)
+      if (!resident[operand])
+        return std::nullopt;
+    int64_t freed = getFreedBytes(value, next);
+    if (freed <= 0)
+      return std::nullopt;
+    bytes = double(freed);
+  }
+  // A cached value nobody reads again is the first to go.
+  if (!next)
+    return -1.0;
+  double cost = producer.cost;
+  if (scoreKind == EvictionScore::ChainCostPerByteDistance)
+    for (ValueId operand : producer.operands)
+      if (!resident[operand])
+        cost += problem.nodes[problem.values[operand].producer].cost;
+  double distance = double(*next - position + 1);
+  switch (scoreKind) {
+  case EvictionScore::CostPerByteDistance:
+  case EvictionScore::ChainCostPerByteDistance:
+    return cost / (bytes * distance);
+  case EvictionScore::CostPerByte:
+    return cost / bytes;
+  case EvictionScore::ByteDistance:
+    return 1.0 / (bytes * distance);
+  }
+  return cost;
 }
 
-int64_t ScheduleBuilder::getFreedBytes(ValueId value) {
-  std::optional<int64_t> next = nextRead(value);
+int64_t ScheduleBuilder::getFreedBytes(ValueId value,
+                                       std::optional<int64_t> next) {
   int64_t freed = problem.values[value].bytes;
   for (ValueId operand : problem.nodes[problem.values[value].producer].operands) {
     if (problem.values[operand].isOutput)
@@ -182,35 +275,10 @@ void ScheduleBuilder::evict(ValueId value) {
       std::vector<int64_t> &held = heldFor[operand];
       held.push_back(*next);
       std::push_heap(held.begin(), held.end(), std::greater<int64_t>());
+      heldUntil[*next].push_back(operand);
+      nextReadMoved(operand);
     }
   setResident(value, false);
-}
-
-double ScheduleBuilder::score(ValueId value) {
-  const RematValue &info = problem.values[value];
-  const RematNode &producer = problem.nodes[info.producer];
-  double cost = producer.cost;
-  if (scoreKind == EvictionScore::ChainCostPerByteDistance)
-    for (ValueId operand : producer.operands)
-      if (!resident[operand])
-        cost += problem.nodes[problem.values[operand].producer].cost;
-  double bytes = std::max<double>(
-      1.0, holdOperands ? getFreedBytes(value) : info.bytes);
-  std::optional<int64_t> next = nextRead(value);
-  // A cached value nobody reads again is the first to go.
-  if (!next)
-    return -1.0;
-  double distance = double(*next - position + 1);
-  switch (scoreKind) {
-  case EvictionScore::CostPerByteDistance:
-  case EvictionScore::ChainCostPerByteDistance:
-    return cost / (bytes * distance);
-  case EvictionScore::CostPerByte:
-    return cost / bytes;
-  case EvictionScore::ByteDistance:
-    return 1.0 / (bytes * distance);
-  }
-  return cost;
 }
 
 bool ScheduleBuilder::overLimits() {
@@ -220,7 +288,7 @@ bool ScheduleBuilder::overLimits() {
     outOfWork = true;
     return true;
   }
-  if (deadline && (work & 1023) == 0 &&
+  if (deadline && (limitChecks++ & 63) == 0 &&
       std::chrono::steady_clock::now() > *deadline) {
     outOfTime = true;
     return true;
@@ -228,30 +296,50 @@ bool ScheduleBuilder::overLimits() {
   return false;
 }
 
-std::optional<ValueId> ScheduleBuilder::pickVictim() {
+std::optional<ValueId> ScheduleBuilder::scanForVictim() {
   std::optional<ValueId> best;
   double bestScore = std::numeric_limits<double>::infinity();
-  // With many resident values, a deterministic sample of them is scored (as
-  // DTR samples), so that a step costs O(sample) rather than O(resident).
-  constexpr size_t kSample = 2048;
-  size_t count = residentList.size();
-  size_t stride = count > kSample ? count / kSample : 1;
-  size_t start = count > kSample ? mixPosition(position, schedule.steps.size()) %
-                                       stride
-                                 : 0;
-  for (size_t index = start; index < count; index += stride) {
-    ValueId value = residentList[index];
-    ++work;
-    if (!mayEvict(value))
+  for (ValueId value : residentList) {
+    std::optional<double> candidate = getEvictionScore(value);
+    if (!candidate)
       continue;
-    double candidate = score(value);
-    if (!best || candidate < bestScore ||
-        (candidate == bestScore && value < *best)) {
+    if (!best || *candidate < bestScore ||
+        (*candidate == bestScore && value < *best)) {
       best = value;
-      bestScore = candidate;
+      bestScore = *candidate;
     }
   }
   return best;
+}
+
+std::optional<ValueId> ScheduleBuilder::pickVictim() {
+  refreshTouched();
+  std::optional<ValueId> victim;
+  while (!candidates.empty()) {
+    ++work;
+    Candidate top = candidates.front();
+    std::pop_heap(candidates.begin(), candidates.end(), Later());
+    candidates.pop_back();
+    // Superseded entries, and values that left or cannot leave now (an
+    // event pushes them again when they can).
+    if (top.stamp != stamps[top.value] || !resident[top.value])
+      continue;
+    std::optional<double> now = getEvictionScore(top.value);
+    if (!now)
+      continue;
+    // Scores only grow between the events that push entries again: a score
+    // that grew since the entry was pushed goes back in its place.
+    if (*now > top.score) {
+      candidates.push_back({*now, top.value, ++stamps[top.value]});
+      std::push_heap(candidates.begin(), candidates.end(), Later());
+      continue;
+    }
+    victim = top.value;
+    break;
+  }
+  if (checkVictims && scanForVictim() != victim)
+    ++victimMismatches;
+  return victim;
 }
 
 void ScheduleBuilder::makeRoomFor(NodeId id) {
@@ -278,7 +366,8 @@ void ScheduleBuilder::makeRoomFor(NodeId id) {
 
 void ScheduleBuilder::pin(NodeId id, int delta) {
   for (ValueId operand : problem.nodes[id].operands)
-    pins[operand] += delta;
+    if ((pins[operand] += delta) == 0)
+      touch(operand);
 }
 
 void ScheduleBuilder::emit(NodeId id, bool recompute) {
@@ -375,6 +464,13 @@ void ScheduleBuilder::processNode(NodeId id) {
   emit(id, /*recompute=*/firstDone[id]);
   pin(id, -1);
   ++position;
+  // The build passed this node: its operands' next reads moved, and so did
+  // those of values held for recomputations here.
+  for (ValueId operand : problem.nodes[id].operands)
+    nextReadMoved(operand);
+  std::vector<ValueId> held = std::move(heldUntil[id]);
+  for (ValueId value : held)
+    nextReadMoved(value);
   releaseAfter(id);
 }
 

@@ -9,8 +9,22 @@
 // evicted value's operands stay resident until it is read again, so that
 // bringing it back takes one step; without that, chains of recomputation are
 // allowed, and a build whose recomputation snowballs past a step cap is
-// abandoned. Victims are chosen among all resident values, or a deterministic
-// sample of 2,048 of them when there are more.
+// abandoned.
+//
+// The victim is the evictable resident value with the lowest score (ties:
+// the lowest id), found in a min-heap with lazy invalidation rather than by
+// scanning the resident values: a value's entry is refreshed (re-scored and
+// pushed again, before the next victim is chosen) on every event that may lower its score or make it
+// evictable again - it becomes resident, its next read moves (the build
+// passes a read, or a recomputation starts or stops holding it), an operand
+// of its producer becomes resident or has its next read moved, a view of it
+// leaves, or it is unpinned. Between such events a score only grows, as the
+// build moves towards the next read, so an entry's key never exceeds its
+// value's score: the top entry is re-scored when popped, taken when its score
+// is unchanged, pushed back with the new score otherwise, and dropped when
+// the value cannot be evicted now. A build is then O((N + E) log N) for N
+// nodes and E reads, plus, per read passed, the results of the nodes reading
+// that value.
 //
 //===----------------------------------------------------------------------===//
 
@@ -68,24 +82,62 @@ public:
   /// (state updated in place limits when: see recoverableUntil).
   bool isRecoverable(ValueId value) const { return recoverable[value]; }
 
+  /// For tests: also finds every victim by scoring all resident values and
+  /// counts the evictions where the heap chose a different one.
+  void setCheckVictims(bool check) { checkVictims = check; }
+  int64_t getVictimMismatches() const { return victimMismatches; }
+
 private:
   void processNode(NodeId node);
   void ensureResident(ValueId value);
   void emit(NodeId node, bool recompute);
   void makeRoomFor(NodeId node);
   std::optional<ValueId> pickVictim();
-  double score(ValueId value);
-  /// Bytes evicting `value` frees, net of the operands it keeps alive.
-  int64_t getFreedBytes(ValueId value);
+  /// The lowest-scoring evictable resident value by scanning them all (the
+  /// heap's answer, for setCheckVictims).
+  std::optional<ValueId> scanForVictim();
+  /// Marks `value` to be re-scored before the next victim is chosen.
+  void touch(ValueId value);
+  /// Re-scores the touched values and pushes an entry for each that may be
+  /// evicted now.
+  void refreshTouched();
+  /// `value`'s next read moved: it, its owner (for a view) and the results
+  /// of the nodes reading it may score lower or be evictable again.
+  void nextReadMoved(ValueId value);
+  /// Touches the results of the nodes that read `value` and have run.
+  void touchConsumers(ValueId value);
+  /// Static part of getEvictionScore: views, values without bytes, outputs, kept and
+  /// unrecoverable values never leave under the budget.
+  bool isEvictionCandidate(ValueId value) const;
+  /// The score of `value` (lowest goes first), or std::nullopt when it may
+  /// not be evicted now.
+  std::optional<double> getEvictionScore(ValueId value);
+  /// Bytes evicting `value` (next read at `next`) frees, net of the operands
+  /// it keeps alive.
+  int64_t getFreedBytes(ValueId value, std::optional<int64_t> next);
   void evict(ValueId value);
   std::optional<int64_t> nextRead(ValueId value);
   void setResident(ValueId value, bool resident);
   void releaseAfter(NodeId node);
-  bool mayEvict(ValueId value);
   /// Whether `value` may leave now and be recomputed at its next read.
   bool mayRecomputeAtNextRead(ValueId value);
+  /// The same for a recoverable value whose next read is `next`.
+  bool mayRecomputeAt(ValueId value, std::optional<int64_t> next);
   void pin(NodeId node, int delta);
   bool overLimits();
+
+  /// A heap entry: valid while `stamp` is its value's latest.
+  struct Candidate {
+    double score;
+    ValueId value;
+    uint32_t stamp;
+  };
+  /// Heap order: the lowest score, then the lowest id, on top.
+  struct Later {
+    bool operator()(const Candidate &a, const Candidate &b) const {
+      return a.score > b.score || (a.score == b.score && a.value > b.value);
+    }
+  };
 
   const RematProblem &problem;
   /// Starting positions of the nodes reading each value, ascending.
@@ -108,6 +160,18 @@ private:
   /// Resident values, with each one's index in this list.
   std::vector<ValueId> residentList;
   std::vector<int64_t> residentIndex;
+  /// Eviction candidates (a min-heap by Later) and each value's latest stamp.
+  std::vector<Candidate> candidates;
+  std::vector<uint32_t> stamps;
+  /// Values touched since the last refresh (each once).
+  std::vector<bool> touched;
+  std::vector<ValueId> touchedList;
+  /// Per position p: values one of whose heldFor entries is p, whose next
+  /// read moves when the build passes p.
+  std::vector<std::vector<ValueId>> heldUntil;
+  bool checkVictims = false;
+  int64_t victimMismatches = 0;
+  int64_t limitChecks = 0;
   int64_t residentBytes = 0;
   int64_t position = 0;
 

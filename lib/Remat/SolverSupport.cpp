@@ -30,6 +30,7 @@ SolverResult mlir::remat::finish(const RematProblem &problem,
   result.status = result.simulation.peakBytes <= options.budgetBytes
                       ? SolveStatus::Feasible
                       : SolveStatus::Infeasible;
+  result.smallestPeakBytes = result.simulation.peakBytes;
   result.message = std::move(message);
   return result;
 }

@@ -131,6 +131,13 @@ static bool isBetter(const SolverResult &a, const SolverResult &b) {
   return a.simulation.peakBytes < b.simulation.peakBytes;
 }
 
+/// Keeps in `smallest` the smaller of it and `peak` (each possibly unset).
+static void foldSmallestPeak(std::optional<int64_t> &smallest,
+                             std::optional<int64_t> peak) {
+  if (peak && (!smallest || *peak < *smallest))
+    smallest = peak;
+}
+
 /// `seconds` after `start`, or no deadline for a limit that is not positive
 /// or too far away for the clock (its nanoseconds would overflow: beyond a
 /// few centuries, i.e. no limit in practice).
@@ -162,6 +169,7 @@ SolverResult mlir::remat::solveHeuristic(const RematProblem &problem,
       options.workLimit > 0 ? options.workLimit / 8 : kDefaultWorkPerScore;
   std::vector<bool> discarded = getMarkedDiscards(problem);
   SolverResult best = notApplicable("heuristic", "no schedule");
+  std::optional<int64_t> smallestPeak;
   bool timedOut = false;
   for (int variant = 0; variant < 8; ++variant) {
     EvictionScore score = scores[variant % 4];
@@ -176,6 +184,7 @@ SolverResult mlir::remat::solveHeuristic(const RematProblem &problem,
     SolverResult candidate =
         finish(problem, "heuristic", std::move(schedule), options);
     timedOut |= builder.ranOutOfTime();
+    foldSmallestPeak(smallestPeak, candidate.smallestPeakBytes);
     if (isBetter(candidate, best))
       best = std::move(candidate);
     double elapsed =
@@ -193,29 +202,33 @@ SolverResult mlir::remat::solveHeuristic(const RematProblem &problem,
     best = finish(problem, "heuristic", getStartingSchedule(problem), options);
     best.message = "every eviction order snowballed; the starting order";
   }
+  best.noteSmallestPeak(smallestPeak);
   best.timedOut = timedOut;
   return best;
 }
 
 SolverResult mlir::remat::solveWithoutMilp(const RematProblem &problem,
                                            const SolverOptions &options) {
-  std::vector<SolverResult> candidates;
-  candidates.push_back(solveNone(problem, options));
-  candidates.push_back(solveMarks(problem, options));
-  candidates.push_back(solveSqrt(problem, options));
-  for (int64_t segments = 2; segments <= 16; ++segments)
-    candidates.push_back(solveSegments(problem, segments, options));
-  candidates.push_back(solveBlockCheckpoints(problem, options));
-  candidates.push_back(solveChain(problem, options));
-  candidates.push_back(solveBlocks(problem, options));
-  candidates.push_back(solveHeuristic(problem, options));
   SolverResult best = notApplicable("auto", "no solver applies");
+  std::optional<int64_t> smallestPeak;
   bool timedOut = false;
-  for (SolverResult &candidate : candidates) {
+  // Each candidate is folded in as it comes, so that only the best one's
+  // schedule and simulation stay in memory (a million-node step).
+  auto consider = [&](SolverResult candidate) {
     timedOut |= candidate.timedOut;
+    foldSmallestPeak(smallestPeak, candidate.smallestPeakBytes);
     if (isBetter(candidate, best))
       best = std::move(candidate);
-  }
+  };
+  consider(solveNone(problem, options));
+  consider(solveMarks(problem, options));
+  consider(solveSqrt(problem, options));
+  for (int64_t segments = 2; segments <= 16; ++segments)
+    consider(solveSegments(problem, segments, options));
+  consider(solveBlockCheckpoints(problem, options));
+  consider(solveChain(problem, options));
+  consider(solveBlocks(problem, options));
+  consider(solveHeuristic(problem, options));
   // The search reorders and searches from the best so far; it only adds a
   // candidate, and is skipped where nothing can be cheaper (a fitting
   // schedule that computes every node once).
@@ -226,6 +239,7 @@ SolverResult mlir::remat::solveWithoutMilp(const RematProblem &problem,
     SolverResult search = solveSearch(
         problem, options, best.hasSchedule() ? &best.schedule : nullptr);
     timedOut |= search.timedOut;
+    foldSmallestPeak(smallestPeak, search.smallestPeakBytes);
     // Where the arena must fit, the search's schedule is taken if it packs
     // within the budget, or if the best of the others does not fit at all
     // (where the pass would stop): else the pass tightens the target as it
@@ -240,6 +254,7 @@ SolverResult mlir::remat::solveWithoutMilp(const RematProblem &problem,
          packed(search) <= options.budgetBytes))
       best = std::move(search);
   }
+  best.noteSmallestPeak(smallestPeak);
   best.timedOut = timedOut;
   return best;
 }
@@ -248,8 +263,11 @@ SolverResult mlir::remat::solveAuto(const RematProblem &problem,
                                     const SolverOptions &options) {
   SolverResult best = solveWithoutMilp(problem, options);
   std::string chosen = best.solver;
-  if (options.autoLpBound && best.status == SolveStatus::Feasible)
+  if (options.autoLpBound && best.status == SolveStatus::Feasible) {
+    std::optional<int64_t> smallestPeak = best.smallestPeakBytes;
     best = solveMilpFrom(problem, options, best, MilpEffort::LpBound);
+    best.noteSmallestPeak(smallestPeak);
+  }
   best.message = "auto chose " + chosen +
                  (best.lowerBoundCost ? "; bounded below by the stage MILP's "
                                         "LP relaxation"

@@ -33,6 +33,13 @@ mlir::remat::generateTrainingGraph(const TrainingGraphOptions &options) {
   RematProblem problem;
   problem.argumentBytes = rng.uniform(options.minBytes, options.maxBytes);
   int64_t layers = std::max<int64_t>(1, options.layers);
+  auto hasResidual = [&](int64_t layer) {
+    return options.residualEvery > 0 && layer >= options.residualEvery &&
+           layer % options.residualEvery == 0;
+  };
+  // The gradient of each layer's output that a residual edge adds, made by
+  // the backward node of the layer reading it (-1: none).
+  std::vector<ValueId> residualGrad(layers, -1);
   std::vector<ValueId> activation;
   std::vector<NodeId> forwardNodes;
   // What the next layer reads: the last activation, or a view of it (and
@@ -42,6 +49,8 @@ mlir::remat::generateTrainingGraph(const TrainingGraphOptions &options) {
     std::vector<ValueId> operands = nextInput;
     if (i > 1 && rng.unit() < options.skipProbability)
       operands.push_back(activation[rng.uniform(0, i - 2)]);
+    if (hasResidual(i))
+      operands.push_back(activation[i - options.residualEvery]);
     int64_t bytes = rng.uniform(options.minBytes, options.maxBytes);
     NodeId id = problem.addNode("f" + std::to_string(i),
                                 double(rng.uniform(1, 100)), {bytes},
@@ -76,12 +85,22 @@ mlir::remat::generateTrainingGraph(const TrainingGraphOptions &options) {
     if (i + 1 < layers && options.lateReadProbability > 0 &&
         rng.unit() < options.lateReadProbability)
       operands.push_back(activation[rng.uniform(i + 1, layers - 1)]);
+    // The gradient of this layer's output that a residual edge added.
+    if (residualGrad[i] >= 0)
+      operands.push_back(residualGrad[i]);
     int64_t inputBytes =
         i > 0 ? problem.values[activation[i - 1]].bytes : options.minBytes;
-    NodeId backward =
-        problem.addNode("b" + std::to_string(i), 2.0 * forward.cost,
-                        {inputBytes, rng.uniform(64, 4096)}, operands);
+    std::vector<int64_t> resultBytes = {inputBytes, rng.uniform(64, 4096)};
+    if (hasResidual(i))
+      resultBytes.push_back(
+          problem.values[activation[i - options.residualEvery]].bytes);
+    NodeId backward = problem.addNode("b" + std::to_string(i),
+                                      2.0 * forward.cost, resultBytes,
+                                      operands);
     problem.nodes[backward].phase = NodePhase::Backward;
+    if (hasResidual(i))
+      residualGrad[i - options.residualEvery] =
+          problem.nodes[backward].results[2];
     if (options.updatesInPlace) {
       problem.nodes[backward].stateReads.push_back(i);
       // The update reads the weight gradient and writes the weight.

@@ -259,8 +259,12 @@ mlir::remat::planRematerialization(FunctionOpInterface function,
   solverOptions.progress = options.progress;
   // Packing can add a little to the peak: tighten the target by what the
   // arena overshoots and solve again, a few times at most.
+  std::optional<int64_t> smallestPeak;
   for (int attempt = 0; attempt < 8; ++attempt) {
     plan.result = solve(problem, options.solver, solverOptions);
+    // Every attempt's schedules count for the unmet-budget message.
+    plan.result.noteSmallestPeak(smallestPeak);
+    smallestPeak = plan.result.smallestPeakBytes;
     if (!plan.result.hasSchedule())
       break;
     const Simulation &simulation = plan.result.simulation;
@@ -379,21 +383,15 @@ static void recordOutcome(FunctionOpInterface function, const RematPlan &plan,
   function->setAttr(attr::kSolve, builder.getDictionaryAttr(entries));
 }
 
-/// The smallest peak any solver reaches, for the unmet-budget diagnostic.
-static int64_t getSmallestPeak(const RematProblem &problem,
-                               const RematPlan &plan,
-                               const RematOptions &options) {
-  SolverOptions probe;
-  probe.budgetBytes = problem.getPeakLowerBound();
-  probe.workLimit = options.workLimit;
-  probe.timeLimitSeconds = options.timeLimitSeconds;
-  probe.autoLpBound = false; // only the peak matters here
-  SolverResult best = solveAuto(problem, probe);
+/// The smallest peak the solve reached, for the unmet-budget diagnostic:
+/// carried from the solve (every candidate `auto` and the heuristic ran, in
+/// every attempt of the planning loop), not solved again.
+static int64_t getSmallestPeak(const RematPlan &plan) {
   int64_t smallest = plan.result.hasSchedule()
                          ? plan.result.simulation.peakBytes
                          : plan.peakBytesBefore;
-  if (best.hasSchedule())
-    smallest = std::min(smallest, best.simulation.peakBytes);
+  if (plan.result.smallestPeakBytes)
+    smallest = std::min(smallest, *plan.result.smallestPeakBytes);
   return smallest;
 }
 
@@ -415,7 +413,12 @@ LogicalResult mlir::remat::rematerializeFunction(FunctionOpInterface function,
            << (plan->result.message.empty() ? "the time limit ran out"
                                             : plan->result.message);
   if (!plan->meetsBudget) {
-    int64_t smallest = getSmallestPeak(problem, *plan, options);
+    int64_t smallest = getSmallestPeak(*plan);
+    // `auto` runs every solver; another solver speaks for itself.
+    std::string reached =
+        options.solver.getKind() == SolverKind::Auto
+            ? std::string("any solver")
+            : "solver '" + options.solver.str() + "'";
     // Diagnostics go to the function's location without printing the whole
     // function after them.
     auto diagnostic = options.strict ? emitError(function.getLoc())
@@ -425,7 +428,8 @@ LogicalResult mlir::remat::rematerializeFunction(FunctionOpInterface function,
                << "' needs " << plan->result.simulation.peakBytes
                << " bytes at its peak (arguments + arena "
                << problem.argumentBytes + plan->arenaBytes
-               << "); the smallest peak any solver reached is " << smallest
+               << "); the smallest peak " << reached << " reached is "
+               << smallest
                << " bytes, and no schedule can peak below "
                << problem.getPeakLowerBound()
                << " bytes (arguments plus the largest single-op working set)";

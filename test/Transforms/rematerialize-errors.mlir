@@ -4,11 +4,14 @@
 // RUN: remat-opt %s --pass-pipeline='builtin.module(remat-rematerialize{budget=12KiB})' -verify-diagnostics -o /dev/null
 // RUN: not remat-opt %s --budget=12KiB 2>&1 | FileCheck %s --check-prefix=STRICT
 // RUN: remat-opt %s --pass-pipeline='builtin.module(remat-rematerialize{budget=12KiB strict=false})' 2>&1 | FileCheck %s --check-prefix=LENIENT
+// The smallest peak comes from the solve; a solver other than auto names itself.
+// RUN: not remat-opt %s --budget=12KiB --solver=heuristic 2>&1 | FileCheck %s --check-prefix=NAMED
 // RUN: not remat-opt %s --pass-pipeline='builtin.module(remat-rematerialize{budget=20KiB solver=greedy})' 2>&1 | FileCheck %s --check-prefix=SOLVER
 // RUN: not remat-opt %s --pass-pipeline='builtin.module(remat-rematerialize)' 2>&1 | FileCheck %s --check-prefix=BUDGET
 // RUN: not remat-opt %s --pass-pipeline='builtin.module(remat-rematerialize{budget=20KiB device=tpu})' 2>&1 | FileCheck %s --check-prefix=DEVICE
 
 // STRICT: error: cannot fit the step in the budget of 12288 bytes: solver '{{.*}}' needs 16384 bytes at its peak (arguments + arena 16384); the smallest peak any solver reached is 16384 bytes, and no schedule can peak below 16384 bytes (arguments plus the largest single-op working set)
+// NAMED: error: cannot fit the step in the budget of 12288 bytes: solver 'heuristic' needs 16384 bytes at its peak (arguments + arena 16384); the smallest peak solver 'heuristic' reached is 16384 bytes, and no schedule can peak below 16384 bytes
 // LENIENT: warning: cannot fit the step in the budget of 12288 bytes
 // LENIENT: remat.recompute_of
 // SOLVER: for the --solver option: unknown solver 'greedy': expected none, segments=K, sqrt, marks, block-checkpoints, chain, blocks, heuristic, search, exact or auto

@@ -10,6 +10,8 @@
 #include "remat/Remat/Solvers.h"
 #include "remat/Remat/TrainingGraphs.h"
 
+#include "llvm/ADT/STLExtras.h"
+
 #include "gtest/gtest.h"
 
 #include <limits>
@@ -135,6 +137,132 @@ TEST(Solvers, StateUpdatedInPlaceAndViewsGiveValidSchedules) {
     }
   }
   EXPECT_GT(feasible, 500);
+}
+
+TEST(Solvers, ResidualTrainingGraphsGiveValidSchedules) {
+  // Residual edges every few layers (with their gradients in the backward
+  // pass), alone and with skips, state updated in place and views.
+  int feasible = 0;
+  for (uint64_t seed = 1; seed <= 90; ++seed) {
+    TrainingGraphOptions graph;
+    graph.layers = 4 + seed % 37;
+    graph.seed = seed;
+    graph.residualEvery = 1 + seed % 6;
+    graph.skipProbability = (seed % 3) * 0.2;
+    graph.updatesInPlace = seed % 2 == 0;
+    graph.viewProbability = seed % 4 == 1 ? 0.3 : 0.0;
+    RematProblem problem = generateTrainingGraph(graph);
+    ASSERT_EQ(problem.verify(), "") << "seed " << seed;
+    // Layer i (a multiple of residualEvery) reads layer i - residualEvery's
+    // output; that layer's backward node reads the gradient layer i's makes.
+    int64_t residualReads = 0, residualGradients = 0;
+    for (const RematNode &node : problem.nodes) {
+      if (node.phase == NodePhase::Forward && node.name[0] == 'f') {
+        int64_t layer = std::stoll(node.name.substr(1));
+        bool expected = layer >= graph.residualEvery &&
+                        layer % graph.residualEvery == 0;
+        std::string source = "f" + std::to_string(layer - graph.residualEvery);
+        bool found = llvm::any_of(node.operands, [&](ValueId operand) {
+          return problem.nodes[problem.values[operand].producer].name ==
+                 source;
+        });
+        if (expected) {
+          EXPECT_TRUE(found) << "seed " << seed << " layer " << layer;
+          ++residualReads;
+        }
+      }
+      if (node.phase == NodePhase::Backward && node.results.size() == 3) {
+        ++residualGradients;
+        // Read by exactly one later backward node.
+        int readers = 0;
+        for (const RematNode &other : problem.nodes)
+          readers += llvm::count(other.operands, node.results[2]);
+        EXPECT_EQ(readers, 1) << "seed " << seed << " " << node.name;
+      }
+    }
+    EXPECT_EQ(residualReads, residualGradients) << "seed " << seed;
+    EXPECT_EQ(residualReads, (graph.layers - 1) / graph.residualEvery)
+        << "seed " << seed;
+    int64_t peak = simulate(problem, getStartingSchedule(problem)).peakBytes;
+    int64_t floor = problem.getPeakLowerBound();
+    for (double fraction : {0.0, 0.4, 0.8}) {
+      SolverOptions options;
+      options.budgetBytes = floor + int64_t(fraction * (peak - floor));
+      options.autoLpBound = seed % 30 == 0;
+      for (const char *name : kSolvers) {
+        std::string error;
+        std::optional<SolverResult> result =
+            solveByName(problem, name, options, error);
+        ASSERT_TRUE(result) << error;
+        if (result->status == SolveStatus::NotApplicable)
+          continue;
+        checkResult(*result, name, seed, options.budgetBytes, floor);
+        if (HasFatalFailure())
+          return;
+        feasible += isFit(*result);
+      }
+    }
+  }
+  EXPECT_GT(feasible, 400);
+}
+
+TEST(Solvers, ALargeResidualGraphFitsHalfItsPeak) {
+  // The shape, smaller: the heuristic meets 50% of the peak of a
+  // training graph with a residual edge every four layers.
+  for (double skips : {0.0, 0.2}) {
+    TrainingGraphOptions graph;
+    graph.layers = 3000;
+    graph.residualEvery = 4;
+    graph.skipProbability = skips;
+    graph.seed = 2026;
+    RematProblem problem = generateTrainingGraph(graph);
+    int64_t peak = simulate(problem, getStartingSchedule(problem)).peakBytes;
+    SolverOptions options;
+    options.budgetBytes = std::max(problem.getPeakLowerBound(), peak / 2);
+    SolverResult result = solveHeuristic(problem, options);
+    checkResult(result, "heuristic", graph.seed, options.budgetBytes,
+                problem.getPeakLowerBound());
+    EXPECT_EQ(result.status, SolveStatus::Feasible) << "skips " << skips;
+  }
+}
+
+TEST(Solvers, SmallestPeakCoversEveryCandidate) {
+  // Below the floor no budget is met: each solver's smallest peak is at
+  // most its own, the heuristic's covers its eight builds, and auto's is at
+  // most that of every solver it runs.
+  for (uint64_t seed = 1; seed <= 30; ++seed) {
+    TrainingGraphOptions graph;
+    graph.layers = 3 + seed % 17;
+    graph.seed = seed;
+    graph.residualEvery = seed % 3 == 0 ? 0 : 2 + seed % 3;
+    RematProblem problem = generateTrainingGraph(graph);
+    int64_t floor = problem.getPeakLowerBound();
+    int64_t peak = simulate(problem, getStartingSchedule(problem)).peakBytes;
+    for (int64_t budget : {floor - 1, floor + (peak - floor) / 3}) {
+      SolverOptions options;
+      options.budgetBytes = budget;
+      options.autoLpBound = false;
+      SolverResult best = solveAuto(problem, options);
+      ASSERT_TRUE(best.smallestPeakBytes) << "seed " << seed;
+      EXPECT_LE(*best.smallestPeakBytes, best.simulation.peakBytes);
+      EXPECT_GE(*best.smallestPeakBytes, floor);
+      for (const char *name : kSolvers) {
+        std::string error;
+        std::optional<SolverResult> result =
+            solveByName(problem, name, options, error);
+        ASSERT_TRUE(result) << error;
+        if (!result->hasSchedule()) {
+          EXPECT_FALSE(result->smallestPeakBytes) << name;
+          continue;
+        }
+        ASSERT_TRUE(result->smallestPeakBytes) << name;
+        EXPECT_LE(*result->smallestPeakBytes, result->simulation.peakBytes)
+            << name << " seed " << seed;
+        EXPECT_LE(*best.smallestPeakBytes, *result->smallestPeakBytes)
+            << name << " seed " << seed;
+      }
+    }
+  }
 }
 
 /// A random DAG without phases: each node reads up to three earlier nodes.

@@ -104,8 +104,18 @@ struct SolverResult {
   Schedule schedule;
   Simulation simulation;
   std::optional<double> lowerBoundCost;
+  /// The smallest peak among all the schedules the solve measured: its own
+  /// and, for `heuristic` and `auto`, every candidate they ran (for the
+  /// unmet-budget message, without solving again). Unset without any.
+  std::optional<int64_t> smallestPeakBytes;
   /// The time limit cut the solve short.
   bool timedOut = false;
+
+  /// Folds `peak` (another schedule's peak, if any) into smallestPeakBytes.
+  void noteSmallestPeak(std::optional<int64_t> peak) {
+    if (peak && (!smallestPeakBytes || *peak < *smallestPeakBytes))
+      smallestPeakBytes = peak;
+  }
 
   bool hasSchedule() const { return simulation.valid; }
 };

@@ -4,8 +4,11 @@
 // benchmarks: a forward chain with random skip connections, a loss, and a
 // backward pass that reads each forward node's input and output, with a
 // small weight gradient (an output of the step) per layer. Optionally each
-// layer's weight is state updated in place right after its gradient, and
-// some layers' outputs are read through views.
+// layer's weight is state updated in place right after its gradient, some
+// layers' outputs are read through views, and every few layers a residual
+// edge joins a layer to the output of the layer that many steps back (as in
+// ResNet and transformer blocks), with the matching gradient in the backward
+// pass.
 //
 //===----------------------------------------------------------------------===//
 
@@ -36,6 +39,12 @@ struct TrainingGraphOptions {
   /// weight (with updatesInPlace) is by then updated: that output can no
   /// longer be recomputed and must be kept.
   double lateReadProbability = 0.0;
+  /// Residual edges: when positive, every forward layer i that is a
+  /// multiple of it (i >= residualEvery) also reads layer i - residualEvery's
+  /// output. Layer i's backward node then also produces the gradient of that
+  /// output (as many bytes), which layer i - residualEvery's backward node
+  /// reads beside the gradient from the layer after it. 0: none.
+  int64_t residualEvery = 0;
   uint64_t seed = 1;
 };
 
