@@ -172,8 +172,14 @@ BlockAnalysis::BlockAnalysis(const RematProblem &problem,
     while (!active.empty() && active.begin()->first <= i)
       active.erase(active.begin());
     const RematNode &node = problem.nodes[forward[i]];
-    bool usable = active.size() <= kMaxCrossing &&
-                  node.policy != NodePolicy::Recompute;
+    if (active.size() > kMaxCrossing) {
+      // Too much crosses to cut here: skip the position without listing
+      // what crosses (which would make the sweep quadratic).
+      for (ValueId value : starting[i])
+        active.insert({lastForwardRead[value], value});
+      continue;
+    }
+    bool usable = node.policy != NodePolicy::Recompute;
     Boundary boundary{i, {}, {}};
     for (auto [last, value] : active) {
       (void)last;

@@ -43,58 +43,60 @@ struct Placed {
 };
 
 /// Items listed by lifetime, so that those overlapping a lifetime are found
-/// without scanning every item: time is cut into buckets of equal length,
-/// and each added item is listed in every bucket its lifetime touches.
+/// without scanning every item. Time is cut into buckets of equal length; an
+/// item shorter than a bucket is listed in the bucket where it starts, so
+/// that a query looks at the buckets from one bucket before its start to its
+/// end; a longer item goes to one list every query scans. Memory is one
+/// entry per item, and no query looks at more items than a scan would.
 class OverlapIndex {
 public:
-  explicit OverlapIndex(llvm::ArrayRef<PackItem> items)
-      : items(items), seen(items.size(), 0) {
+  explicit OverlapIndex(llvm::ArrayRef<PackItem> items) : items(items) {
     int64_t lastStep = 0;
     for (const PackItem &item : items)
       lastStep = std::max(lastStep, item.lifetime.last);
-    // About 64 steps a bucket, and never more buckets than items.
+    // At least 64 steps a bucket, and never more buckets than items.
     int64_t count = static_cast<int64_t>(items.size()) + 1;
     bucketSteps = std::max<int64_t>(64, lastStep / count + 1);
     buckets.resize(lastStep / bucketSteps + 1);
   }
 
   void add(size_t index) {
-    auto [first, last] = getBucketRange(items[index].lifetime);
-    for (int64_t bucket = first; bucket <= last; ++bucket)
-      buckets[bucket].push_back(index);
+    const Lifetime &lifetime = items[index].lifetime;
+    if (lifetime.last - lifetime.first >= bucketSteps)
+      wide.push_back(index);
+    else
+      buckets[getBucket(lifetime.first)].push_back(index);
   }
 
   /// Calls `visit` once with each added item whose lifetime overlaps
   /// `lifetime`, in no particular order.
   template <typename Visit>
-  void forEachOverlapping(const Lifetime &lifetime, Visit visit) {
-    ++stamp;
-    auto [first, last] = getBucketRange(lifetime);
-    for (int64_t bucket = first; bucket <= last; ++bucket) {
-      for (size_t other : buckets[bucket]) {
-        if (seen[other] == stamp || !items[other].lifetime.overlaps(lifetime))
-          continue;
-        seen[other] = stamp;
+  void forEachOverlapping(const Lifetime &lifetime, Visit visit) const {
+    for (size_t other : wide)
+      if (items[other].lifetime.overlaps(lifetime))
         visit(other);
-      }
-    }
+    // A short item overlapping `lifetime` starts at most one bucket's
+    // length before it.
+    int64_t first =
+        getBucket(std::max<int64_t>(lifetime.first, 0) - bucketSteps);
+    int64_t last = getBucket(lifetime.last);
+    for (int64_t bucket = first; bucket <= last; ++bucket)
+      for (size_t other : buckets[bucket])
+        if (items[other].lifetime.overlaps(lifetime))
+          visit(other);
   }
 
 private:
-  std::pair<int64_t, int64_t> getBucketRange(const Lifetime &lifetime) const {
+  int64_t getBucket(int64_t step) const {
     int64_t last = static_cast<int64_t>(buckets.size()) - 1;
-    auto clamp = [&](int64_t step) {
-      return std::clamp<int64_t>(step / bucketSteps, 0, last);
-    };
-    return {clamp(std::max<int64_t>(lifetime.first, 0)),
-            clamp(std::max<int64_t>(lifetime.last, 0))};
+    return std::clamp<int64_t>(std::max<int64_t>(step, 0) / bucketSteps, 0,
+                               last);
   }
 
   llvm::ArrayRef<PackItem> items;
   int64_t bucketSteps = 64;
   std::vector<std::vector<size_t>> buckets;
-  std::vector<uint64_t> seen;
-  uint64_t stamp = 0;
+  std::vector<size_t> wide;
 };
 
 /// Returns the order in which a strategy places the items.

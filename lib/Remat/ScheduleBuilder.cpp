@@ -167,12 +167,16 @@ void ScheduleBuilder::refreshTouched() {
 }
 
 void ScheduleBuilder::touchConsumers(ValueId value) {
-  if (!budget)
+  // A consumer's score depends on its operands only where evicting it holds
+  // them (one-step recomputation) or its score counts their recomputation.
+  if (!budget ||
+      (!holdOperands && scoreKind != EvictionScore::ChainCostPerByteDistance))
     return;
   // Only nodes that have run have resident results.
   for (int64_t reader : reads[value]) {
     if (reader > position)
       break;
+    ++work;
     for (ValueId result : problem.nodes[reader].results)
       touch(result);
   }

@@ -577,7 +577,7 @@ void PeakDescent::run(Schedule &schedule, Simulation &measured) {
     work.spend(kSimulationWeight * int64_t(schedule.steps.size()));
     int64_t peakStep = simulation.peakStep;
     std::vector<Move> moves;
-    for (int64_t step = 0; step < peakStep; ++step)
+    for (int64_t step = 0; step < peakStep && !work.exhausted(); ++step)
       if (simulation.buffers.size() > bufferIndex[step] &&
           !problem.nodes[schedule.steps[step]].results.empty() &&
           simulation.buffers[bufferIndex[step]].last >= peakStep)

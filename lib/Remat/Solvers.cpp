@@ -234,7 +234,7 @@ SolverResult mlir::remat::solveWithoutMilp(const RematProblem &problem,
   // schedule that computes every node once).
   bool settled = (best.status == SolveStatus::Feasible ||
                   best.status == SolveStatus::Optimal) &&
-                 best.simulation.cost <= problem.getTotalCost();
+                 best.simulation.cost <= problem.getTotalCost() * (1 + 1e-12);
   if (!settled) {
     SolverResult search = solveSearch(
         problem, options, best.hasSchedule() ? &best.schedule : nullptr);
