@@ -3,7 +3,7 @@
 solver targets:
 
 - `auto` within 0.5% of the proven optimum wherever `exact` proves one;
-- `auto` under 1 s on every public graph;
+- `auto` under 1 s where `exact` proves the optimum, and on every public graph;
 - `exact` proving a gap of at most 1% (the MILP gap: (cost - bound) / cost)
   within its cap on every graph of up to 100 nodes;
 - Moccasin's random layered graphs at 0.9 and 0.8 of the peak: `auto` meets
@@ -70,6 +70,7 @@ def main():
     source = open(sys.argv[1]) if len(sys.argv) > 1 else sys.stdin
     auto_worst = (0.0, None)
     auto_slowest = (0.0, None)
+    auto_slowest_optimum = (0.0, None)
     exact_rows = exact_within = 0
     exact_misses = []
     exact_over = []
@@ -100,6 +101,8 @@ def main():
                 auto_slowest = (auto["seconds"], where)
         if auto and exact and exact["optimal"] and not auto["over"]:
             optima += 1
+            if auto["seconds"] > auto_slowest_optimum[0]:
+                auto_slowest_optimum = (auto["seconds"], where)
             excess = (1 + auto["extra"] / 100) / (1 + exact["extra"] / 100) - 1
             if excess > auto_worst[0]:
                 auto_worst = (excess, where)
@@ -114,6 +117,9 @@ def main():
     print(f"auto against exact's {optima} proven optima: worst excess "
           f"{100 * auto_worst[0]:.2f}%" + (f" ({auto_worst[1]})" if auto_worst[1] else "")
           + (" - target met" if auto_worst[0] <= 0.005 else " - target missed"))
+    print(f"auto's slowest solve where exact proves the optimum: "
+          f"{auto_slowest_optimum[0]:.3f} s ({auto_slowest_optimum[1]})"
+          + (" - target met" if auto_slowest_optimum[0] < 1.0 else " - target missed"))
     print(f"auto's slowest solve: {auto_slowest[0]:.3f} s ({auto_slowest[1]})"
           + (" - target met" if auto_slowest[0] < 1.0 else " - target missed"))
     print(f"exact on graphs of up to 100 nodes: gap <= 1% in {exact_within} of "
