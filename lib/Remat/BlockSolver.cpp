@@ -694,9 +694,14 @@ Attempt solveOnAnalysis(const BlockAnalysis &analysis,
   // block and keeps every boundary, with the schedule builder evicting
   // under the budget what the plan keeps (recomputed where read again).
   std::vector<Plan> loose;
+  // Looser targets saturate at the int64 range (a budget of any size).
+  auto loosen = [&](double factor) {
+    double target = double(options.budgetBytes) * factor;
+    return target >= 0x1p63 ? std::numeric_limits<int64_t>::max()
+                            : int64_t(target);
+  };
   for (double factor : {1.0, 1.05, 1.15, 1.4})
-    if (std::optional<Plan> plan =
-            runDp(int64_t(double(options.budgetBytes) * factor)))
+    if (std::optional<Plan> plan = runDp(loosen(factor)))
       if (loose.empty() || plan->kept != loose.back().kept ||
           plan->options != loose.back().options)
         loose.push_back(std::move(*plan));

@@ -171,7 +171,9 @@ LogicalResult GraphReader::readNode(const json::Value &value, size_t index,
   node.id = *id;
   node.name = std::to_string(*id);
   if (checkmate) {
-    if (std::optional<StringRef> name = object->getString("name"))
+    // An empty name keeps the id as the name (an op's name is never empty).
+    if (std::optional<StringRef> name = object->getString("name");
+        name && !name->empty())
       node.name = name->str();
     if (const json::Value *backward = object->get("backward")) {
       std::optional<bool> flag = backward->getAsBoolean();
