@@ -25,6 +25,30 @@ func.func @gelu_approximate(%x: tensor<8xf32>) -> tensor<8xf32> {
 
 // -----
 
+func.func @hardtanh_bounds(%x: tensor<8xf32>) -> tensor<8xf32> {
+  // expected-error @+1 {{expects 'min_val' <= 'max_val', got 6 and 0}}
+  %0 = nn.hardtanh %x {min_val = 6.0 : f64, max_val = 0.0 : f64} : tensor<8xf32>
+  return %0 : tensor<8xf32>
+}
+
+// -----
+
+func.func @hardtanh_backward_bounds(%g: tensor<8xf32>, %y: tensor<8xf32>) -> tensor<8xf32> {
+  // expected-error @+1 {{expects 'min_val' <= 'max_val', got 1 and -1}}
+  %0 = nn.hardtanh_backward %g, %y {min_val = 1.0 : f64, max_val = -1.0 : f64} : tensor<8xf32>
+  return %0 : tensor<8xf32>
+}
+
+// -----
+
+func.func @hardswish_type(%x: tensor<8xf32>) -> tensor<8xf16> {
+  // expected-error @+1 {{requires the same type for all operands and results}}
+  %0 = "nn.hardswish"(%x) : (tensor<8xf32>) -> tensor<8xf16>
+  return %0 : tensor<8xf16>
+}
+
+// -----
+
 func.func @gelu_backward_approximate(%g: tensor<8xf32>, %x: tensor<8xf32>) -> tensor<8xf32> {
   // expected-error @+1 {{expects 'approximate' to be "none" or "tanh", got "fast"}}
   %0 = nn.gelu_backward %g, %x {approximate = "fast"} : tensor<8xf32>

@@ -27,6 +27,31 @@ func.func @activations(%x: tensor<2x8xf32>, %g: tensor<2x8xf32>) -> tensor<2x8xf
   return %dt : tensor<2x8xf32>
 }
 
+// CHECK-LABEL: func.func @mobile_activations
+func.func @mobile_activations(%x: tensor<2x8xf32>, %g: tensor<2x8xf32>) -> tensor<2x8xf32> {
+  // CHECK: %[[H:.*]] = nn.hardtanh %{{.*}} : tensor<2x8xf32>
+  %h = nn.hardtanh %x : tensor<2x8xf32>
+  // CHECK: nn.hardtanh_backward %{{.*}}, %[[H]] : tensor<2x8xf32>
+  %dh = nn.hardtanh_backward %g, %h : tensor<2x8xf32>
+  // CHECK: %[[R6:.*]] = nn.hardtanh %{{.*}} {max_val = 6.000000e+00 : f64, min_val = 0.000000e+00 : f64} : tensor<2x8xf32>
+  %r6 = nn.hardtanh %x {min_val = 0.0 : f64, max_val = 6.0 : f64} : tensor<2x8xf32>
+  // CHECK: nn.hardtanh_backward %{{.*}}, %[[R6]] {max_val = 6.000000e+00 : f64, min_val = 0.000000e+00 : f64} : tensor<2x8xf32>
+  %dr6 = nn.hardtanh_backward %g, %r6 {min_val = 0.0 : f64, max_val = 6.0 : f64} : tensor<2x8xf32>
+  // CHECK: nn.hardswish %{{.*}} : tensor<2x8xf32>
+  %hs = nn.hardswish %x : tensor<2x8xf32>
+  // CHECK: nn.hardswish_backward %{{.*}}, %{{.*}} : tensor<2x8xf32>
+  %dhs = nn.hardswish_backward %g, %x : tensor<2x8xf32>
+  // CHECK: nn.hardsigmoid %{{.*}} : tensor<2x8xf32>
+  %hg = nn.hardsigmoid %x : tensor<2x8xf32>
+  // CHECK: nn.hardsigmoid_backward %{{.*}}, %{{.*}} : tensor<2x8xf32>
+  %dhg = nn.hardsigmoid_backward %g, %x : tensor<2x8xf32>
+  // CHECK: nn.silu %{{.*}} : tensor<2x8xf32>
+  %si = nn.silu %x : tensor<2x8xf32>
+  // CHECK: nn.silu_backward %{{.*}}, %{{.*}} : tensor<2x8xf32>
+  %dsi = nn.silu_backward %g, %x : tensor<2x8xf32>
+  return %dsi : tensor<2x8xf32>
+}
+
 // CHECK-LABEL: func.func @arithmetic
 func.func @arithmetic(%a: tensor<4x1x3xf32>, %b: tensor<2x1xf32>, %s: tensor<f32>) -> tensor<4x2x3xf32> {
   // CHECK: nn.add %{{.*}}, %{{.*}} : tensor<4x1x3xf32>, tensor<2x1xf32> -> tensor<4x2x3xf32>

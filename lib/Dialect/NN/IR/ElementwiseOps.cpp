@@ -10,6 +10,10 @@
 
 #include "NNVerifyUtils.h"
 #include "remat/Dialect/NN/IR/NNOps.h"
+#include "llvm/Support/Format.h"
+#include "llvm/Support/FormatVariadic.h"
+
+#include <cmath>
 
 using namespace mlir;
 using namespace mlir::nn;
@@ -24,6 +28,14 @@ constexpr int64_t kSigmoid = 4;
 constexpr int64_t kSigmoidBackward = 3;
 constexpr int64_t kTanh = 6;
 constexpr int64_t kTanhBackward = 3;
+constexpr int64_t kHardtanh = 2;
+constexpr int64_t kHardtanhBackward = 2;
+constexpr int64_t kHardswish = 5;
+constexpr int64_t kHardswishBackward = 4;
+constexpr int64_t kHardsigmoid = 4;
+constexpr int64_t kHardsigmoidBackward = 3;
+constexpr int64_t kSilu = 5;
+constexpr int64_t kSiluBackward = 9;
 constexpr int64_t kArithmetic = 1;
 constexpr int64_t kDropout = 2;
 } // namespace flops_per_element
@@ -72,6 +84,53 @@ int64_t TanhOp::getFlopCount() {
 }
 int64_t TanhBackwardOp::getFlopCount() {
   return flops_per_element::kTanhBackward * getNumElements(getType());
+}
+
+/// Shared verifier of hardtanh and its backward: ordered bounds.
+static LogicalResult verifyHardtanhBounds(Operation *op, double minVal,
+                                          double maxVal) {
+  if (std::isnan(minVal) || std::isnan(maxVal) || minVal > maxVal)
+    return op->emitOpError()
+           << "expects 'min_val' <= 'max_val', got "
+           << llvm::formatv("{0} and {1}", llvm::format("%g", minVal),
+                            llvm::format("%g", maxVal))
+                  .str();
+  return success();
+}
+
+LogicalResult HardtanhOp::verify() {
+  return verifyHardtanhBounds(*this, getMinVal().convertToDouble(),
+                              getMaxVal().convertToDouble());
+}
+int64_t HardtanhOp::getFlopCount() {
+  return flops_per_element::kHardtanh * getNumElements(getType());
+}
+
+LogicalResult HardtanhBackwardOp::verify() {
+  return verifyHardtanhBounds(*this, getMinVal().convertToDouble(),
+                              getMaxVal().convertToDouble());
+}
+int64_t HardtanhBackwardOp::getFlopCount() {
+  return flops_per_element::kHardtanhBackward * getNumElements(getType());
+}
+
+int64_t HardswishOp::getFlopCount() {
+  return flops_per_element::kHardswish * getNumElements(getType());
+}
+int64_t HardswishBackwardOp::getFlopCount() {
+  return flops_per_element::kHardswishBackward * getNumElements(getType());
+}
+int64_t HardsigmoidOp::getFlopCount() {
+  return flops_per_element::kHardsigmoid * getNumElements(getType());
+}
+int64_t HardsigmoidBackwardOp::getFlopCount() {
+  return flops_per_element::kHardsigmoidBackward * getNumElements(getType());
+}
+int64_t SiluOp::getFlopCount() {
+  return flops_per_element::kSilu * getNumElements(getType());
+}
+int64_t SiluBackwardOp::getFlopCount() {
+  return flops_per_element::kSiluBackward * getNumElements(getType());
 }
 
 //===----------------------------------------------------------------------===//

@@ -58,6 +58,77 @@ def NN_TanhBackwardOp : NN_UnaryBackwardOp<"tanh_backward", "result"> {
   let summary = "grad_output * (1 - y^2) from the tanh's result y";
 }
 
+def NN_HardtanhOp : NN_Op<"hardtanh", [SameOperandsAndResultType]> {
+  let summary = "clamps x to [min_val, max_val] (aten::hardtanh, relu6)";
+  let description = [{
+    ATen's clamp: NaN stays NaN. The bounds are converted to the element
+    type as ATen converts its scalars; `min_val` may not exceed `max_val`.
+  }];
+  let arguments = (ins NN_FloatTensor:$input,
+                       DefaultValuedAttr<F64Attr, "-1.0">:$min_val,
+                       DefaultValuedAttr<F64Attr, "1.0">:$max_val);
+  let results = (outs NN_FloatTensor:$result);
+  let assemblyFormat = "$input attr-dict `:` type($result)";
+  let hasVerifier = 1;
+}
+
+def NN_HardtanhBackwardOp : NN_Op<"hardtanh_backward",
+                                  [SameOperandsAndResultType]> {
+  let summary = "gradient of hardtanh from its result "
+                # "(aten::hardtanh_backward)";
+  let description = [{
+    `saved` is the hardtanh's result (inside the bounds exactly where its
+    input is), as ATen's derivative of the in-place hardtanh_ reads it.
+  }];
+  let arguments = (ins NN_FloatTensor:$grad_output, NN_FloatTensor:$saved,
+                       DefaultValuedAttr<F64Attr, "-1.0">:$min_val,
+                       DefaultValuedAttr<F64Attr, "1.0">:$max_val);
+  let results = (outs NN_FloatTensor:$grad_input);
+  let assemblyFormat = [{
+    $grad_output `,` $saved attr-dict `:` type($grad_input)
+  }];
+  let hasVerifier = 1;
+}
+
+def NN_HardswishOp : NN_UnaryOp<"hardswish"> {
+  let summary = "x * min(max(x + 3, 0), 6) / 6, element-wise (aten::hardswish)";
+}
+
+def NN_HardswishBackwardOp : NN_UnaryBackwardOp<"hardswish_backward", "input"> {
+  let summary = "gradient of hardswish from its input "
+                # "(aten::hardswish_backward)";
+  let description = [{
+    `saved` is the hardswish's input x: 0 where x < -3,
+    grad_output * (x / 3 + 0.5) where x <= 3, grad_output above.
+  }];
+}
+
+def NN_HardsigmoidOp : NN_UnaryOp<"hardsigmoid"> {
+  let summary = "min(max(x + 3, 0), 6) / 6, element-wise (aten::hardsigmoid)";
+}
+
+def NN_HardsigmoidBackwardOp
+    : NN_UnaryBackwardOp<"hardsigmoid_backward", "input"> {
+  let summary = "gradient of hardsigmoid from its input "
+                # "(aten::hardsigmoid_backward)";
+  let description = [{
+    `saved` is the hardsigmoid's input x: grad_output * (1 / 6) where
+    -3 < x < 3, else 0.
+  }];
+}
+
+def NN_SiluOp : NN_UnaryOp<"silu"> {
+  let summary = "x * sigmoid(x), element-wise (aten::silu)";
+}
+
+def NN_SiluBackwardOp : NN_UnaryBackwardOp<"silu_backward", "input"> {
+  let summary = "gradient of silu from its input (aten::silu_backward)";
+  let description = [{
+    `saved` is the silu's input x: grad_output * s * (1 + x * (1 - s)) with
+    s = 1 / (1 + exp(-x)).
+  }];
+}
+
 //===----------------------------------------------------------------------===//
 // Arithmetic
 //===----------------------------------------------------------------------===//
