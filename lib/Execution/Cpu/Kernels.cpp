@@ -130,6 +130,32 @@ std::optional<Tensors> KernelRunner::elementwise() {
       .Case([&](nn::TanhBackwardOp) {
         return Tensors{at::tanh_backward_out(out(), in[0], in[1])};
       })
+      .Case([&](nn::HardtanhOp o) {
+        return Tensors{at::hardtanh_out(out(), in[0],
+                                        o.getMinVal().convertToDouble(),
+                                        o.getMaxVal().convertToDouble())};
+      })
+      .Case([&](nn::HardtanhBackwardOp o) {
+        return Tensors{at::hardtanh_backward_out(
+            out(), in[0], in[1], o.getMinVal().convertToDouble(),
+            o.getMaxVal().convertToDouble())};
+      })
+      .Case([&](nn::HardswishOp) {
+        return Tensors{at::hardswish_out(out(), in[0])};
+      })
+      .Case([&](nn::HardswishBackwardOp) {
+        return Tensors{at::hardswish_backward_out(out(), in[0], in[1])};
+      })
+      .Case([&](nn::HardsigmoidOp) {
+        return Tensors{at::hardsigmoid_out(out(), in[0])};
+      })
+      .Case([&](nn::HardsigmoidBackwardOp) {
+        return Tensors{at::hardsigmoid_backward_out(out(), in[0], in[1])};
+      })
+      .Case([&](nn::SiluOp) { return Tensors{at::silu_out(out(), in[0])}; })
+      .Case([&](nn::SiluBackwardOp) {
+        return Tensors{at::silu_backward_out(out(), in[0], in[1])};
+      })
       .Case([&](nn::AddOp) {
         return Tensors{at::add_out(out(), in[0], in[1])};
       })
