@@ -20,7 +20,10 @@ using Node = torch::jit::Node;
 std::optional<LogicalResult>
 NodeConverter::convertTensorOp(Node *node, llvm::StringRef kind) {
   if (kind == "aten::relu" || kind == "aten::sigmoid" ||
-      kind == "aten::tanh" || kind == "aten::gelu")
+      kind == "aten::tanh" || kind == "aten::gelu" ||
+      kind == "aten::hardtanh" || kind == "aten::relu6" ||
+      kind == "aten::hardswish" || kind == "aten::hardsigmoid" ||
+      kind == "aten::silu")
     return convertUnary(node, kind);
   if (kind == "aten::add" || kind == "aten::sub" || kind == "aten::mul" ||
       kind == "aten::div" || kind == "aten::rsub")
@@ -64,6 +67,29 @@ LogicalResult NodeConverter::convertUnary(Node *node, llvm::StringRef kind) {
     if (failed(approximate))
       return failure();
     op = nn::GeluOp::create(builder, loc, *input, *approximate);
+  } else if (kind == "aten::hardtanh" || kind == "aten::relu6") {
+    // hardtanh(self, min_val, max_val); relu6(self) is hardtanh(self, 0, 6).
+    double minVal = 0.0, maxVal = 6.0;
+    if (kind == "aten::hardtanh") {
+      FailureOr<double> low = getDouble(node, 1);
+      FailureOr<double> high = getDouble(node, 2);
+      if (failed(low) || failed(high))
+        return failure();
+      if (*low > *high)
+        return emitInputError(node, 2)
+               << "must not be less than min_val (" << *low << ")";
+      minVal = *low;
+      maxVal = *high;
+    }
+    op = nn::HardtanhOp::create(builder, loc, *input,
+                                builder.getF64FloatAttr(minVal),
+                                builder.getF64FloatAttr(maxVal));
+  } else if (kind == "aten::hardswish") {
+    op = nn::HardswishOp::create(builder, loc, *input);
+  } else if (kind == "aten::hardsigmoid") {
+    op = nn::HardsigmoidOp::create(builder, loc, *input);
+  } else if (kind == "aten::silu") {
+    op = nn::SiluOp::create(builder, loc, *input);
   } else if (kind == "aten::relu") {
     op = nn::ReluOp::create(builder, loc, *input);
   } else if (kind == "aten::sigmoid") {

@@ -9,6 +9,11 @@
                                  not compared with PyTorch's)
   shared-bn.{scripted,traced}.pt one batch norm applied twice: its running
                                  statistics are updated by both, in order
+  activations.{scripted,traced}.pt
+                                 hardtanh, relu6, hardswish, hardsigmoid and
+                                 silu, as modules and functions, in place
+                                 and not, on inputs that reach every piece;
+                                 a linear layer gives [2, 10] logits
 """
 
 import os
@@ -67,12 +72,38 @@ class SharedBatchNorm(nn.Module):
                             training=True, momentum=0.2)
 
 
+class Activations(nn.Module):
+    """The activations of torchvision's mobile models. The in-place forms act
+    on fresh tensors (as after a batch norm), so the importer makes them
+    functional."""
+
+    def __init__(self):
+        super().__init__()
+        self.conv = nn.Conv2d(3, 4, 3, padding=1)
+        self.relu6 = nn.ReLU6(inplace=True)
+        self.hardtanh = nn.Hardtanh(-2.0, 2.5)
+        self.hardswish = nn.Hardswish(inplace=True)
+        self.hardsigmoid = nn.Hardsigmoid()
+        self.silu = nn.SiLU(inplace=True)
+        self.fc = nn.Linear(4 * 8 * 8, 10)
+
+    def forward(self, x):
+        y = 3.0 * self.conv(x)
+        a = (self.relu6(y + 1.0) + F.relu6(y)
+             + F.relu6(y - 1.0, inplace=True) + self.hardtanh(y))
+        b = self.hardswish(y - 1.0) + F.hardswish(y)
+        c = self.hardsigmoid(y) * F.hardsigmoid(y + 0.5, inplace=True)
+        d = self.silu(y * 0.5) + F.silu(y)
+        return self.fc((a * b + c * d).flatten(1))
+
+
 def main():
     outdir = sys.argv[1]
     os.makedirs(outdir, exist_ok=True)
     for name, make, example in [("ops", Ops, torch.randn(2, 3, 8, 8)),
                                 ("dropout", Dropout, torch.randn(2, 8)),
-                                ("shared-bn", SharedBatchNorm, torch.randn(3, 4))]:
+                                ("shared-bn", SharedBatchNorm, torch.randn(3, 4)),
+                                ("activations", Activations, torch.randn(2, 3, 8, 8))]:
         torch.manual_seed(0)
         model = make().train()
         torch.jit.script(model).save(os.path.join(outdir, name + ".scripted.pt"))

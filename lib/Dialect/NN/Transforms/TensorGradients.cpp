@@ -50,6 +50,27 @@ static LogicalResult tanhGradient(TanhOp op, GradientBuilder &b,
   return success();
 }
 
+/// From the result, as ATen's derivative of hardtanh_ (the result is inside
+/// the bounds exactly where the input is).
+static LogicalResult hardtanhGradient(HardtanhOp op, GradientBuilder &b,
+                                      ArrayRef<Value> gy, ArrayRef<bool> needed,
+                                      Gradients grads) {
+  grads[0] = b.create<HardtanhBackwardOp>(
+      "grad", op.getType(), gy[0], op.getResult(), op.getMinValAttr(),
+      op.getMaxValAttr());
+  return success();
+}
+
+/// hardswish, hardsigmoid and silu: their backward ops from the input, as
+/// ATen's derivatives.
+template <typename BackwardOpT, typename OpT>
+static LogicalResult fromInputGradient(OpT op, GradientBuilder &b,
+                                       ArrayRef<Value> gy, ArrayRef<bool> needed,
+                                       Gradients grads) {
+  grads[0] = b.create<BackwardOpT>("grad", op.getType(), gy[0], op.getInput());
+  return success();
+}
+
 //===----------------------------------------------------------------------===//
 // Arithmetic
 //===----------------------------------------------------------------------===//
@@ -247,6 +268,17 @@ void mlir::nn::registerTensorGradientRules(MLIRContext *context) {
   SigmoidOp::attachInterface<GradientModel<SigmoidOp, sigmoidGradient>>(
       *context);
   TanhOp::attachInterface<GradientModel<TanhOp, tanhGradient>>(*context);
+  HardtanhOp::attachInterface<GradientModel<HardtanhOp, hardtanhGradient>>(
+      *context);
+  HardswishOp::attachInterface<GradientModel<
+      HardswishOp, fromInputGradient<HardswishBackwardOp, HardswishOp>>>(
+      *context);
+  HardsigmoidOp::attachInterface<GradientModel<
+      HardsigmoidOp, fromInputGradient<HardsigmoidBackwardOp, HardsigmoidOp>>>(
+      *context);
+  SiluOp::attachInterface<
+      GradientModel<SiluOp, fromInputGradient<SiluBackwardOp, SiluOp>>>(
+      *context);
   AddOp::attachInterface<GradientModel<AddOp, addGradient>>(*context);
   SubOp::attachInterface<GradientModel<SubOp, subGradient>>(*context);
   MulOp::attachInterface<GradientModel<MulOp, mulGradient>>(*context);
