@@ -36,7 +36,10 @@ static std::string floatLiteral(double value) {
 bool mlir::remat::cuda::isElementwise(Operation *op) {
   return isa<nn::ReluOp, nn::ReluBackwardOp, nn::GeluOp, nn::GeluBackwardOp,
              nn::SigmoidOp, nn::SigmoidBackwardOp, nn::TanhOp,
-             nn::TanhBackwardOp, nn::AddOp, nn::SubOp, nn::MulOp, nn::DivOp,
+             nn::TanhBackwardOp, nn::HardtanhOp, nn::HardtanhBackwardOp,
+             nn::HardswishOp, nn::HardswishBackwardOp, nn::HardsigmoidOp,
+             nn::HardsigmoidBackwardOp, nn::SiluOp, nn::SiluBackwardOp,
+             nn::AddOp, nn::SubOp, nn::MulOp, nn::DivOp,
              nn::AddScalarOp, nn::SubScalarOp, nn::MulScalarOp, nn::DivScalarOp,
              nn::DropoutOp, nn::DropoutBackwardOp, nn::FullOp,
              nn::BroadcastToOp>(op);
@@ -96,6 +99,44 @@ static std::string geluBackward(const std::string &g, const std::string &x,
       g, x);
 }
 
+/// ATen's clamp, std::min(std::max(x, lo), hi): NaN stays NaN.
+static std::string clamp(const std::string &x, const std::string &lo,
+                         const std::string &hi) {
+  return llvm::formatv("({0} < {1} ? {1} : ({0} > {2} ? {2} : {0}))", x, lo,
+                       hi);
+}
+
+/// The activations of ATen's CPU kernels (their vectorized forms where the
+/// scalar form treats NaN differently): hardswish is x * c / 6 and
+/// hardsigmoid c / 6 with c = clamp(x + 3, 0, 6); silu is x / (1 + exp(-x)).
+static std::string hardswish(const std::string &x) {
+  return llvm::formatv("({0} * {1} / 6.0f)", x,
+                       clamp("(" + x + " + 3.0f)", "0.0f", "6.0f"));
+}
+
+static std::string hardswishBackward(const std::string &g,
+                                     const std::string &x) {
+  return llvm::formatv("({1} < -3.0f ? 0.0f : ({1} >= 3.0f ? {0} : {0} * "
+                       "({1} / 3.0f + 0.5f)))",
+                       g, x);
+}
+
+static std::string hardsigmoid(const std::string &x) {
+  return "(" + clamp("(" + x + " + 3.0f)", "0.0f", "6.0f") + " / 6.0f)";
+}
+
+static std::string hardsigmoidBackward(const std::string &g,
+                                       const std::string &x) {
+  return llvm::formatv(
+      "(({1} > -3.0f && {1} < 3.0f) ? {0} * (1.0f / 6.0f) : 0.0f)", g, x);
+}
+
+static std::string siluBackward(const std::string &g, const std::string &x) {
+  return llvm::formatv("([&] {{ float s_ = 1.0f / (1.0f + expf(-{1})); "
+                       "return {0} * s_ * (1.0f + {1} * (1.0f - s_)); }())",
+                       g, x);
+}
+
 /// The expression of one element-wise op over its operands' expressions.
 static std::string getExpression(Operation *op,
                                  ArrayRef<std::string> operands) {
@@ -124,6 +165,29 @@ static std::string getExpression(Operation *op,
       .Case([&](nn::TanhBackwardOp) {
         return llvm::formatv("({0} * (1.0f - {1} * {1}))", a(), b()).str();
       })
+      .Case([&](nn::HardtanhOp o) {
+        return clamp(a(), floatLiteral(o.getMinVal().convertToDouble()),
+                     floatLiteral(o.getMaxVal().convertToDouble()));
+      })
+      .Case([&](nn::HardtanhBackwardOp o) {
+        return llvm::formatv("(({1} > {2} && {1} < {3}) ? {0} : 0.0f)", a(),
+                             b(),
+                             floatLiteral(o.getMinVal().convertToDouble()),
+                             floatLiteral(o.getMaxVal().convertToDouble()))
+            .str();
+      })
+      .Case([&](nn::HardswishOp) { return hardswish(a()); })
+      .Case([&](nn::HardswishBackwardOp) {
+        return hardswishBackward(a(), b());
+      })
+      .Case([&](nn::HardsigmoidOp) { return hardsigmoid(a()); })
+      .Case([&](nn::HardsigmoidBackwardOp) {
+        return hardsigmoidBackward(a(), b());
+      })
+      .Case([&](nn::SiluOp) {
+        return llvm::formatv("({0} / (1.0f + expf(-{0})))", a()).str();
+      })
+      .Case([&](nn::SiluBackwardOp) { return siluBackward(a(), b()); })
       .Case([&](nn::AddOp) { return "(" + a() + " + " + b() + ")"; })
       .Case([&](nn::SubOp) { return "(" + a() + " - " + b() + ")"; })
       .Case([&](nn::MulOp) { return "(" + a() + " * " + b() + ")"; })

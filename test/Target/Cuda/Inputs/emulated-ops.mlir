@@ -1,7 +1,8 @@
 // A forward function for test/Target/Cuda/emulated.test that reaches the nn
 // ops and lowering paths the fixtures and example models do not: grouped,
 // strided and dilated convolutions (and their input gradients), sigmoid,
-// tanh, mul, div and sub with broadcasting, the scalar forms, average pooling
+// tanh, hardswish, hardsigmoid, silu, hardtanh (on values that reach every
+// piece), mul, div and sub with broadcasting, the scalar forms, average pooling
 // (count_include_pad = false), max pooling in ceil mode, concat, slice with a
 // step, bilinear upsampling with and without align_corners, transpose,
 // dropout, log-softmax along a middle dim (the column kernels), mean over
@@ -33,8 +34,16 @@ func.func @ops(%input: tensor<2x3x9x9xf32> {remat.name = "x", remat.role = "inpu
   %d = nn.sub %sc, %c1 {remat.name = "sub"} : tensor<2x6x5x5xf32>, tensor<2x6x5x5xf32> -> tensor<2x6x5x5xf32>
   %dm = nn.mul_scalar %d, 2.0 {remat.name = "mul_scalar"} : tensor<2x6x5x5xf32>
   %ds = nn.sub_scalar %dm, 0.25 {remat.name = "sub_scalar"} : tensor<2x6x5x5xf32>
-  %a = nn.avg_pool2d %ds {kernel_size = array<i64: 3, 3>, stride = array<i64: 2, 2>, padding = array<i64: 1, 1>, count_include_pad = false, remat.name = "avg_pool"} : tensor<2x6x5x5xf32> -> tensor<2x6x3x3xf32>
-  %mp, %idx = nn.max_pool2d %ds {kernel_size = array<i64: 2, 2>, stride = array<i64: 2, 2>, ceil_mode = true, remat.name = "max_pool"} : tensor<2x6x5x5xf32> -> tensor<2x6x3x3xf32>, tensor<2x6x3x3xi64>
+  %wide = nn.mul_scalar %ds, 4.0 {remat.name = "wide"} : tensor<2x6x5x5xf32>
+  %hs = nn.hardswish %wide {remat.name = "hardswish"} : tensor<2x6x5x5xf32>
+  %hg = nn.hardsigmoid %wide {remat.name = "hardsigmoid"} : tensor<2x6x5x5xf32>
+  %si = nn.silu %wide {remat.name = "silu"} : tensor<2x6x5x5xf32>
+  %ht = nn.hardtanh %wide {min_val = -0.5 : f64, max_val = 6.0 : f64, remat.name = "hardtanh"} : tensor<2x6x5x5xf32>
+  %act1 = nn.mul %hs, %hg {remat.name = "act1"} : tensor<2x6x5x5xf32>, tensor<2x6x5x5xf32> -> tensor<2x6x5x5xf32>
+  %act2 = nn.mul %si, %ht {remat.name = "act2"} : tensor<2x6x5x5xf32>, tensor<2x6x5x5xf32> -> tensor<2x6x5x5xf32>
+  %act = nn.add %act1, %act2 {remat.name = "act"} : tensor<2x6x5x5xf32>, tensor<2x6x5x5xf32> -> tensor<2x6x5x5xf32>
+  %a = nn.avg_pool2d %act {kernel_size = array<i64: 3, 3>, stride = array<i64: 2, 2>, padding = array<i64: 1, 1>, count_include_pad = false, remat.name = "avg_pool"} : tensor<2x6x5x5xf32> -> tensor<2x6x3x3xf32>
+  %mp, %idx = nn.max_pool2d %act {kernel_size = array<i64: 2, 2>, stride = array<i64: 2, 2>, ceil_mode = true, remat.name = "max_pool"} : tensor<2x6x5x5xf32> -> tensor<2x6x3x3xf32>, tensor<2x6x3x3xi64>
   %cat = nn.concat %a, %mp {dim = 1, remat.name = "concat"} : (tensor<2x6x3x3xf32>, tensor<2x6x3x3xf32>) -> tensor<2x12x3x3xf32>
   %sl = nn.slice %cat {dim = -3, start = 1, end = 12, step = 2, remat.name = "slice"} : tensor<2x12x3x3xf32> -> tensor<2x6x3x3xf32>
   %up = nn.upsample_bilinear2d %sl {remat.name = "upsample"} : tensor<2x6x3x3xf32> -> tensor<2x6x8x8xf32>
