@@ -50,6 +50,15 @@ NodeConverter::convertTensorOp(Node *node, llvm::StringRef kind) {
     return convertReduction(node, /*isMean=*/false);
   if (kind == "aten::mean")
     return convertReduction(node, /*isMean=*/true);
+  if (kind == "aten::chunk" || kind == "aten::unsafe_chunk" ||
+      kind == "aten::split" || kind == "aten::unsafe_split" ||
+      kind == "aten::split_with_sizes" ||
+      kind == "aten::unsafe_split_with_sizes" || kind == "aten::unbind")
+    return convertSplit(node, kind);
+  if (kind == "prim::ListUnpack" && isTensorList(node, 0))
+    return convertListUnpack(node);
+  if (kind == "aten::__getitem__" && isTensorList(node, 0))
+    return convertListIndex(node);
   if (kind == "aten::zeros" || kind == "aten::ones" || kind == "aten::full" ||
       kind == "aten::zeros_like" || kind == "aten::ones_like" ||
       kind == "aten::full_like")
@@ -249,22 +258,20 @@ LogicalResult NodeConverter::convertExpand(Node *node) {
 }
 
 LogicalResult NodeConverter::convertConcat(Node *node) {
-  auto list = tensorLists.find(node->input(0));
-  if (list == tensorLists.end())
-    return emitInputError(node, 0) << "must be a list of tensors built in the "
-                                      "graph";
+  FailureOr<SmallVector<Value>> list = getTensorList(node, 0);
+  if (failed(list))
+    return failure();
   FailureOr<RankedTensorType> type = getResultType(node);
   if (failed(type))
     return failure();
   FailureOr<int64_t> dim = getDim(node, 1, type->getRank());
   if (failed(dim))
     return failure();
-  if (list->second.size() == 1) {
-    map(node->output(), list->second.front());
+  if (list->size() == 1) {
+    map(node->output(), list->front());
     return success();
   }
-  finish(node,
-         nn::ConcatOp::create(builder, loc, *type, list->second, *dim));
+  finish(node, nn::ConcatOp::create(builder, loc, *type, *list, *dim));
   return success();
 }
 
@@ -395,5 +402,189 @@ LogicalResult NodeConverter::convertFill(Node *node, llvm::StringRef kind) {
     return emitNodeError(node) << "fills of integer tensors are not supported";
   finish(node, nn::FullOp::create(builder, loc, *type,
                                   builder.getF64FloatAttr(value)));
+  return success();
+}
+
+//===----------------------------------------------------------------------===//
+// Tensor lists: chunk, split, unbind and their readers
+//===----------------------------------------------------------------------===//
+
+LogicalResult NodeConverter::convertSplit(Node *node, llvm::StringRef kind) {
+  FailureOr<Value> input = getTensor(node, 0);
+  if (failed(input))
+    return failure();
+  auto inputType = cast<RankedTensorType>(input->getType());
+  bool isUnbind = kind == "aten::unbind";
+  FailureOr<int64_t> dim = getDim(node, isUnbind ? 1 : 2, inputType.getRank());
+  if (failed(dim))
+    return failure();
+  int64_t size = inputType.getDimSize(*dim);
+  // Piece sizes: chunk(n) takes ceil(size / n) per piece, split(k) k per
+  // piece, the last one what is left; split(sizes) the sizes; unbind 1.
+  SmallVector<int64_t> sizes;
+  if (isUnbind) {
+    sizes.assign(size, 1);
+  } else {
+    std::optional<c10::IValue> second = getConstant(node, 1);
+    if (second && second->isIntList()) {
+      for (int64_t piece : second->toIntVector())
+        sizes.push_back(piece);
+      int64_t total = 0;
+      for (int64_t piece : sizes) {
+        if (piece < 0)
+          return emitInputError(node, 1) << "holds a negative size";
+        total += piece;
+      }
+      if (total != size)
+        return emitInputError(node, 1)
+               << "sums to " << total << ", not the size " << size
+               << " of dimension " << *dim;
+    } else {
+      FailureOr<int64_t> count = getInt(node, 1);
+      if (failed(count))
+        return failure();
+      bool isChunk = kind.ends_with("chunk");
+      if (*count <= 0)
+        return emitInputError(node, 1) << "is " << *count
+                                       << "; it must be positive";
+      int64_t step = isChunk ? (size + *count - 1) / *count : *count;
+      if (size == 0)
+        return emitNodeError(node) << "splits an empty dimension";
+      for (int64_t start = 0; start < size; start += step)
+        sizes.push_back(std::min(step, size - start));
+    }
+  }
+  SlicedList list{*input, *dim, {}, isUnbind, loc, getModulePath(node), {}};
+  int64_t start = 0;
+  for (int64_t piece : sizes) {
+    list.bounds.push_back({start, start + piece});
+    start += piece;
+  }
+  list.pieces.assign(sizes.size(), Value());
+  slicedLists.insert_or_assign(node->output(), std::move(list));
+  return success();
+}
+
+FailureOr<Value> NodeConverter::getSlicedPiece(SlicedList &list,
+                                               int64_t element) {
+  Value &piece = list.pieces[element];
+  if (piece)
+    return piece;
+  auto inputType = cast<RankedTensorType>(list.input.getType());
+  auto [start, end] = list.bounds[element];
+  Value value = list.input;
+  if (start != 0 || end != inputType.getDimSize(list.dim)) {
+    SmallVector<int64_t> shape(inputType.getShape());
+    shape[list.dim] = end - start;
+    auto slice = nn::SliceOp::create(
+        builder, list.loc,
+        RankedTensorType::get(shape, inputType.getElementType()), value,
+        list.dim, start, end, 1);
+    createdOps.push_back({slice, list.modulePath});
+    value = slice;
+  }
+  if (list.squeeze) {
+    SmallVector<int64_t> shape(inputType.getShape());
+    shape.erase(shape.begin() + list.dim);
+    auto reshape = nn::ReshapeOp::create(
+        builder, list.loc,
+        RankedTensorType::get(shape, inputType.getElementType()), value);
+    createdOps.push_back({reshape, list.modulePath});
+    value = reshape;
+  }
+  piece = value;
+  return piece;
+}
+
+bool NodeConverter::isTensorList(Node *node, size_t index) const {
+  if (index >= node->inputs().size())
+    return false;
+  const torch::jit::Value *list = node->input(index);
+  return tensorLists.contains(list) || slicedLists.count(list);
+}
+
+FailureOr<Value> NodeConverter::getListElement(Node *node, size_t index,
+                                               int64_t element) {
+  const torch::jit::Value *list = node->input(index);
+  auto fromValues = [&](size_t count) -> FailureOr<int64_t> {
+    int64_t normalized = element < 0 ? element + count : element;
+    if (normalized < 0 || normalized >= static_cast<int64_t>(count))
+      return emitNodeError(node) << "index " << element
+                                 << " is out of range for a list of "
+                                 << count << " tensors";
+    return normalized;
+  };
+  if (auto built = tensorLists.find(list); built != tensorLists.end()) {
+    FailureOr<int64_t> at = fromValues(built->second.size());
+    if (failed(at))
+      return failure();
+    return built->second[*at];
+  }
+  auto sliced = slicedLists.find(list);
+  if (sliced == slicedLists.end())
+    return emitInputError(node, index)
+           << "must be a list of tensors built in the graph or returned by "
+              "chunk, split or unbind";
+  FailureOr<int64_t> at = fromValues(sliced->second.bounds.size());
+  if (failed(at))
+    return failure();
+  return getSlicedPiece(sliced->second, *at);
+}
+
+FailureOr<SmallVector<Value>> NodeConverter::getTensorList(Node *node,
+                                                          size_t index) {
+  if (auto built = tensorLists.find(node->input(index));
+      built != tensorLists.end())
+    return built->second;
+  auto sliced = slicedLists.find(node->input(index));
+  if (sliced == slicedLists.end())
+    return emitInputError(node, index)
+           << "must be a list of tensors built in the graph or returned by "
+              "chunk, split or unbind";
+  SmallVector<Value> elements;
+  for (size_t i = 0; i < sliced->second.bounds.size(); ++i) {
+    FailureOr<Value> piece = getSlicedPiece(sliced->second, i);
+    if (failed(piece))
+      return failure();
+    elements.push_back(*piece);
+  }
+  return elements;
+}
+
+LogicalResult NodeConverter::convertListUnpack(Node *node) {
+  auto count = node->outputs().size();
+  for (size_t i = 0; i < count; ++i) {
+    if (!node->output(i)->hasUses())
+      continue;
+    FailureOr<Value> element = getListElement(node, 0, i);
+    if (failed(element))
+      return failure();
+    FailureOr<RankedTensorType> type = getResultType(node, i);
+    if (failed(type))
+      return failure();
+    if (element->getType() != *type)
+      return emitNodeError(node) << "element " << i << " has type "
+                                 << element->getType()
+                                 << ", but shape propagation gave " << *type;
+    map(node->output(i), *element);
+  }
+  // The list's length must match, as prim::ListUnpack checks at run time.
+  size_t length = tensorLists.contains(node->input(0))
+                      ? tensorLists.find(node->input(0))->second.size()
+                      : slicedLists.find(node->input(0))->second.bounds.size();
+  if (length != count)
+    return emitNodeError(node) << "unpacks " << count
+                               << " tensors from a list of " << length;
+  return success();
+}
+
+LogicalResult NodeConverter::convertListIndex(Node *node) {
+  FailureOr<int64_t> index = getInt(node, 1);
+  if (failed(index))
+    return failure();
+  FailureOr<Value> element = getListElement(node, 0, *index);
+  if (failed(element))
+    return failure();
+  map(node->output(), *element);
   return success();
 }

@@ -17,6 +17,7 @@
 #include "llvm/ADT/MapVector.h"
 
 #include <functional>
+#include <map>
 #include <optional>
 #include <string>
 #include <vector>
@@ -92,6 +93,9 @@ private:
   LogicalResult convertSelect(Node *node);
   LogicalResult convertReduction(Node *node, bool isMean);
   LogicalResult convertFill(Node *node, llvm::StringRef kind);
+  LogicalResult convertSplit(Node *node, llvm::StringRef kind);
+  LogicalResult convertListUnpack(Node *node);
+  LogicalResult convertListIndex(Node *node);
 
   // Operands and constants. Each getter emits an error naming the operand
   // and fails when the node's input is not what it needs.
@@ -109,6 +113,14 @@ private:
   FailureOr<int64_t> getDim(Node *node, size_t index, int64_t rank);
   /// The full type of the node's result `index`.
   FailureOr<RankedTensorType> getResultType(Node *node, size_t index = 0);
+  /// Whether the node's input `index` is a list of tensors the converter
+  /// knows (built in the graph, or returned by chunk, split or unbind).
+  bool isTensorList(Node *node, size_t index) const;
+  /// Every element of the tensor list at `index`.
+  FailureOr<SmallVector<Value>> getTensorList(Node *node, size_t index);
+  /// Element `element` of the tensor list at `index` (negative counts from
+  /// the end).
+  FailureOr<Value> getListElement(Node *node, size_t index, int64_t element);
 
   /// Records `op` as created for `node` and maps the node's first outputs
   /// to the op's first results.
@@ -122,6 +134,20 @@ private:
   AddArgument addArgument;
   llvm::DenseMap<const torch::jit::Value *, Value> values;
   llvm::DenseMap<const torch::jit::Value *, SmallVector<Value>> tensorLists;
+  /// A tensor list an op returns (chunk, split, unbind): slices of one
+  /// tensor along one dimension, each created when something reads it (so
+  /// that unread pieces cost nothing), named after the op's module.
+  struct SlicedList {
+    Value input;
+    int64_t dim;
+    SmallVector<std::pair<int64_t, int64_t>> bounds;
+    bool squeeze; ///< unbind: each piece loses the dimension
+    Location loc;
+    std::string modulePath;
+    SmallVector<Value> pieces; ///< created so far (null: not yet)
+  };
+  std::map<const torch::jit::Value *, SlicedList> slicedLists;
+  FailureOr<Value> getSlicedPiece(SlicedList &list, int64_t element);
   std::vector<CreatedOp> createdOps;
   llvm::MapVector<Value, Value> bufferUpdates;
   llvm::DenseSet<Value> labels;

@@ -363,6 +363,16 @@ static c10::optional<jit::Stack> runOnExamples(jit::Node *node, bool onMeta,
         list.push_back(*example);
       }
       stack.push_back(list);
+    } else if (input->type()->isSubtypeOf(*c10::ListType::ofTensors()) &&
+               input->node()->outputs().size() == 1) {
+      // A list an op returns (chunk, split, unbind): that op's own result
+      // on examples, so that prim::ListUnpack and list indexing of it get
+      // their shapes.
+      c10::optional<jit::Stack> produced =
+          runOnExamples(input->node(), onMeta);
+      if (!produced || produced->size() != 1)
+        return c10::nullopt;
+      stack.push_back(produced->front());
     } else {
       return c10::nullopt;
     }
@@ -456,6 +466,20 @@ static bool propagateShapes(jit::Graph &graph) {
     c10::optional<jit::Stack> outputs = runOnExamples(node, /*onMeta=*/true);
     if (!outputs)
       outputs = runOnExamples(node, /*onMeta=*/false);
+    // prim::ListUnpack has no operator to run: its results are the elements
+    // of the list its producer (chunk, split, unbind) returns on examples.
+    if (!outputs && node->kind() == c10::prim::ListUnpack &&
+        node->input(0)->node()->outputs().size() == 1)
+      for (bool onMeta : {true, false}) {
+        c10::optional<jit::Stack> list =
+            runOnExamples(node->input(0)->node(), onMeta);
+        if (!list || list->size() != 1 || !list->front().isTensorList())
+          continue;
+        outputs = jit::Stack();
+        for (const at::Tensor &element : list->front().toTensorVector())
+          outputs->push_back(element);
+        break;
+      }
     if (!outputs || outputs->size() != node->outputs().size())
       continue;
     for (auto [output, value] : llvm::zip(node->outputs(), *outputs)) {
