@@ -10,6 +10,9 @@
 
 #include "remat/Dialect/NN/IR/NNOps.h"
 
+#include "llvm/Support/Format.h"
+#include "llvm/Support/FormatVariadic.h"
+
 #include <algorithm>
 
 using namespace mlir;
@@ -86,7 +89,8 @@ LogicalResult NodeConverter::convertUnary(Node *node, llvm::StringRef kind) {
         return failure();
       if (*low > *high)
         return emitInputError(node, 2)
-               << "must not be less than min_val (" << *low << ")";
+               << "must not be less than 'min_val' ("
+               << llvm::formatv("{0}", llvm::format("%g", *low)).str() << ")";
       minVal = *low;
       maxVal = *high;
     }

@@ -55,6 +55,14 @@ class Labels(nn.Module):
         return F.cross_entropy(self.fc(x), labels)
 
 
+class ReversedHardtanh(nn.Module):
+    """Bounds that PyTorch takes (every element becomes max_val) but that
+    are most likely a mistake: nn.Hardtanh itself rejects them."""
+
+    def forward(self, x):
+        return F.hardtanh(x, 2.0, -1.0)
+
+
 MODELS = {
     "unsupported": Unsupported,
     "branch": DataDependentBranch,
@@ -62,6 +70,7 @@ MODELS = {
     "inference-bn": InferenceBatchNorm,
     "returns-number": ReturnsNumber,
     "labels": Labels,
+    "reversed-hardtanh": ReversedHardtanh,
 }
 
 
