@@ -56,6 +56,9 @@ NodeConverter::convertTensorOp(Node *node, llvm::StringRef kind) {
     return convertListUnpack(node);
   if (kind == "aten::__getitem__" && isTensorList(node, 0))
     return convertListIndex(node);
+  if (kind == "aten::empty" || kind == "aten::empty_like" ||
+      kind == "aten::new_empty")
+    return convertEmpty(node);
   if (kind == "aten::zeros" || kind == "aten::ones" || kind == "aten::full" ||
       kind == "aten::zeros_like" || kind == "aten::ones_like" ||
       kind == "aten::full_like")
@@ -116,7 +119,7 @@ LogicalResult NodeConverter::convertBinary(Node *node, llvm::StringRef kind) {
   if (failed(self) || failed(type))
     return failure();
 
-  Value other = values.lookup(node->input(1));
+  Value other = materialize(node->input(1));
   std::optional<double> scalar = getScalar(getConstant(node, 1));
   if (!other && !scalar)
     return emitInputError(node, 1) << "must be a tensor or a number constant";
@@ -374,8 +377,8 @@ LogicalResult NodeConverter::convertFill(Node *node, llvm::StringRef kind) {
   }
   if (!isa<FloatType>(type->getElementType()))
     return emitNodeError(node) << "fills of integer tensors are not supported";
-  finish(node, nn::FullOp::create(builder, loc, *type,
-                                  builder.getF64FloatAttr(value)));
+  pendingFills.insert_or_assign(
+      node->output(), PendingFill{*type, value, loc, getModulePath(node)});
   return success();
 }
 
@@ -560,5 +563,16 @@ LogicalResult NodeConverter::convertListIndex(Node *node) {
   if (failed(element))
     return failure();
   map(node->output(), *element);
+  return success();
+}
+
+LogicalResult NodeConverter::convertEmpty(Node *node) {
+  FailureOr<RankedTensorType> type = getResultType(node);
+  if (failed(type))
+    return failure();
+  if (!isa<FloatType>(type->getElementType()))
+    return emitNodeError(node) << "empty integer tensors are not supported";
+  pendingFills.insert_or_assign(
+      node->output(), PendingFill{*type, 0.0, loc, getModulePath(node)});
   return success();
 }
