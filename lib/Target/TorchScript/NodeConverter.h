@@ -99,6 +99,14 @@ private:
   LogicalResult convertReduction(Node *node, bool isMean);
   LogicalResult convertFill(Node *node, llvm::StringRef kind);
   LogicalResult convertEmpty(Node *node);
+  LogicalResult convertRoll(Node *node);
+  LogicalResult convertPad(Node *node, llvm::StringRef kind);
+  LogicalResult convertIndex(Node *node);
+  /// An nn.slice of `input` along `dim`, named after `node`'s module.
+  Value createSlice(Node *node, Value input, int64_t dim, int64_t start,
+                    int64_t end);
+  /// An nn.concat of `pieces` along `dim`, named after `node`'s module.
+  Value createConcat(Node *node, ArrayRef<Value> pieces, int64_t dim);
   LogicalResult convertSplit(Node *node, llvm::StringRef kind);
   LogicalResult convertListUnpack(Node *node);
   LogicalResult convertListIndex(Node *node);
