@@ -109,6 +109,16 @@ case("dropout", "nn.dropout %a0, %a1, 0.25 : {t0}, {t1} -> {t0}", [x2, seed],
 case("dropout_backward", "nn.dropout_backward %a0, %a1, 0.25 : {t0}, {t1} -> {t0}", [g2, seed],
      lambda g, s: [g * mask * (1.0 / 0.75)])
 
+
+
+def bernoulli_sample(seed_value, p, shape):
+    """nn.bernoulli's sample: 1 where the dropout generator's uniform < p."""
+    return 1.0 - dropout_mask(seed_value, p, shape)
+
+
+case("bernoulli", "nn.bernoulli %a0, 0.7 : {t0} -> tensor<3x1x4xf32>", [seed],
+     lambda s: [bernoulli_sample(1234, 0.7, (3, 1, 4))])
+
 # Linear, matmul, embedding.
 x3 = t(2, 3, 8)
 w = t(5, 8)

@@ -55,6 +55,17 @@ at::Tensor mlir::remat::getDropoutMask(int64_t seedValue, double p,
   return mask.to(type);
 }
 
+at::Tensor mlir::remat::getBernoulliSample(int64_t seedValue, double p,
+                                           at::IntArrayRef shape,
+                                           at::ScalarType type) {
+  at::Tensor sample = at::empty(shape, at::kFloat);
+  float *data = sample.data_ptr<float>();
+  uint64_t key = mixBits(static_cast<uint64_t>(seedValue));
+  for (int64_t i = 0, e = sample.numel(); i < e; ++i)
+    data[i] = getUniform(key, i) < p ? 1.0f : 0.0f;
+  return sample.to(type);
+}
+
 /// An MLIR array of sizes as ATen's.
 static at::IntArrayRef ref(llvm::ArrayRef<int64_t> values) {
   return at::IntArrayRef(values.data(), values.size());
@@ -185,6 +196,11 @@ std::optional<Tensors> KernelRunner::elementwise() {
         at::Tensor mask = getDropoutMask(in[1].item<int64_t>(), p,
                                          in[0].sizes(), in[0].scalar_type());
         return Tensors{at::mul(at::mul(in[0], mask), 1.0 / (1.0 - p))};
+      })
+      .Case([&](nn::BernoulliOp o) {
+        return Tensors{getBernoulliSample(
+            in[0].item<int64_t>(), o.getP().convertToDouble(), resultShape(),
+            *getScalarType(o.getType().getElementType()))};
       })
       .Case([&](nn::FullOp o) {
         at::Tensor result = resultLike();

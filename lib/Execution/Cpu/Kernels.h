@@ -33,6 +33,11 @@ FailureOr<std::vector<at::Tensor>> runKernel(Operation *op,
 at::Tensor getDropoutMask(int64_t seedValue, double p, at::IntArrayRef shape,
                           at::ScalarType type);
 
+/// nn.bernoulli's sample (1 where uniform(mix(seed), i) < p, else 0) of
+/// `shape`, from the same generator as the dropout mask.
+at::Tensor getBernoulliSample(int64_t seedValue, double p,
+                              at::IntArrayRef shape, at::ScalarType type);
+
 } // namespace mlir::remat
 
 #endif // REMAT_LIB_EXECUTION_CPU_KERNELS_H

@@ -41,7 +41,7 @@ bool mlir::remat::cuda::isElementwise(Operation *op) {
              nn::HardsigmoidBackwardOp, nn::SiluOp, nn::SiluBackwardOp,
              nn::AddOp, nn::SubOp, nn::MulOp, nn::DivOp,
              nn::AddScalarOp, nn::SubScalarOp, nn::MulScalarOp, nn::DivScalarOp,
-             nn::DropoutOp, nn::DropoutBackwardOp, nn::FullOp,
+             nn::DropoutOp, nn::DropoutBackwardOp, nn::BernoulliOp, nn::FullOp,
              nn::BroadcastToOp>(op);
 }
 
@@ -218,6 +218,14 @@ static std::string getExpression(Operation *op,
                              floatLiteral(1.0 / (1.0 - p)))
             .str();
       })
+      .Case([&](nn::BernoulliOp o) {
+        // remat-run's sample: 1 where uniform(mix(seed), i) < p; operands[0]
+        // is the stream key.
+        return llvm::formatv("(remat_rt::uniformAt({0}, uint64_t(i)) < {1} "
+                             "? 1.0f : 0.0f)",
+                             a(), llvm::format("%.17g", o.getP().convertToDouble()))
+            .str();
+      })
       .Case([&](nn::FullOp o) {
         return floatLiteral(o.getValue().convertToDouble());
       })
@@ -319,7 +327,9 @@ void mlir::remat::cuda::emitElementwiseGroup(ArrayRef<Operation *> group,
         operands.push_back(it->second);
         continue;
       }
-      bool isSeed = isa<nn::DropoutOp, nn::DropoutBackwardOp>(op) && index == 1;
+      bool isSeed =
+          (isa<nn::DropoutOp, nn::DropoutBackwardOp>(op) && index == 1) ||
+          (isa<nn::BernoulliOp>(op) && index == 0);
       if (!inputs.count(operand)) {
         std::string name = "in" + std::to_string(inputs.size());
         inputs.insert({operand, name});

@@ -2,7 +2,8 @@
 //
 // Convolutions (scripted `aten::conv2d` and the `aten::_convolution` of
 // traced graphs), batch and layer norm, pooling, upsampling, linear and
-// matmul, embedding, softmax, cross entropy and dropout.
+// matmul, embedding, softmax, cross entropy, and the random ops (dropout,
+// Bernoulli samples).
 //
 //===----------------------------------------------------------------------===//
 
@@ -56,6 +57,8 @@ NodeConverter::convertNetworkOp(Node *node, llvm::StringRef kind) {
     return convertCrossEntropy(node);
   if (kind == "aten::dropout")
     return convertDropout(node);
+  if (kind == "aten::bernoulli")
+    return convertBernoulli(node);
   return std::nullopt;
 }
 
@@ -353,13 +356,44 @@ LogicalResult NodeConverter::convertDropout(Node *node) {
     map(node->output(), *input);
     return success();
   }
-  std::string path = getModulePath(node);
-  std::string name = (path.empty() ? std::string("dropout") : path) + ".seed";
-  if (dropoutCount++ > 0)
-    name += "." + std::to_string(dropoutCount);
-  Value seed = addArgument(RankedTensorType::get({}, builder.getI64Type()),
-                           name, "seed");
+  Value seed = addSeedArgument(node, "dropout");
   finish(node, nn::DropoutOp::create(builder, loc, input->getType(), *input,
                                      seed, builder.getF64FloatAttr(*p)));
+  return success();
+}
+
+Value NodeConverter::addSeedArgument(Node *node, llvm::StringRef kind) {
+  // One seed per random op, in program order: `<module path>.seed`, and
+  // from the second random op on `.<count>` after it.
+  std::string path = getModulePath(node);
+  std::string name = (path.empty() ? kind.str() : path) + ".seed";
+  if (randomOpCount++ > 0)
+    name += "." + std::to_string(randomOpCount);
+  return addArgument(RankedTensorType::get({}, builder.getI64Type()), name,
+                     "seed");
+}
+
+LogicalResult NodeConverter::convertBernoulli(Node *node) {
+  // bernoulli.p(self, p, generator): self gives only the shape. The form
+  // without p draws each element with the probability self holds.
+  std::optional<c10::IValue> p = getConstant(node, 1);
+  if (node->inputs().size() != 3 || !p || !(p->isDouble() || p->isInt()))
+    return emitNodeError(node)
+           << "only a constant probability is supported "
+              "(bernoulli(x, p) or x.bernoulli_(p))";
+  if (!isNone(node, 2))
+    return emitInputError(node, 2) << "is not supported (only None)";
+  FailureOr<double> probability = getDouble(node, 1);
+  FailureOr<RankedTensorType> type = getResultType(node);
+  if (failed(probability) || failed(type))
+    return failure();
+  if (!isa<FloatType>(type->getElementType()))
+    return emitNodeError(node) << "only floating-point samples are supported";
+  if (*probability < 0.0 || *probability > 1.0)
+    return emitInputError(node, 1)
+           << "is " << *probability << ", not a probability in [0, 1]";
+  Value seed = addSeedArgument(node, "bernoulli");
+  finish(node, nn::BernoulliOp::create(builder, loc, *type, seed,
+                                       builder.getF64FloatAttr(*probability)));
   return success();
 }

@@ -62,6 +62,15 @@ NodeConverter::convertTensorOp(Node *node, llvm::StringRef kind) {
     return convertListUnpack(node);
   if (kind == "aten::__getitem__" && isTensorList(node, 0))
     return convertListIndex(node);
+  if (kind == "aten::roll")
+    return convertRoll(node);
+  if (kind == "aten::constant_pad_nd" || kind == "aten::pad")
+    return convertPad(node, kind);
+  if (kind == "aten::index")
+    return convertIndex(node);
+  if (kind == "aten::empty" || kind == "aten::empty_like" ||
+      kind == "aten::new_empty")
+    return convertEmpty(node);
   if (kind == "aten::zeros" || kind == "aten::ones" || kind == "aten::full" ||
       kind == "aten::zeros_like" || kind == "aten::ones_like" ||
       kind == "aten::full_like")
@@ -146,7 +155,7 @@ LogicalResult NodeConverter::convertBinary(Node *node, llvm::StringRef kind) {
   if (failed(self) || failed(type))
     return failure();
 
-  Value other = values.lookup(node->input(1));
+  Value other = materialize(node->input(1));
   std::optional<double> scalar = getScalar(getConstant(node, 1));
   if (!other && !scalar)
     return emitInputError(node, 1) << "must be a tensor or a number constant";
@@ -404,8 +413,8 @@ LogicalResult NodeConverter::convertFill(Node *node, llvm::StringRef kind) {
   }
   if (!isa<FloatType>(type->getElementType()))
     return emitNodeError(node) << "fills of integer tensors are not supported";
-  finish(node, nn::FullOp::create(builder, loc, *type,
-                                  builder.getF64FloatAttr(value)));
+  pendingFills.insert_or_assign(
+      node->output(), PendingFill{*type, value, loc, getModulePath(node)});
   return success();
 }
 
@@ -590,5 +599,197 @@ LogicalResult NodeConverter::convertListIndex(Node *node) {
   if (failed(element))
     return failure();
   map(node->output(), *element);
+  return success();
+}
+
+LogicalResult NodeConverter::convertEmpty(Node *node) {
+  FailureOr<RankedTensorType> type = getResultType(node);
+  if (failed(type))
+    return failure();
+  if (!isa<FloatType>(type->getElementType()))
+    return emitNodeError(node) << "empty integer tensors are not supported";
+  pendingFills.insert_or_assign(
+      node->output(), PendingFill{*type, 0.0, loc, getModulePath(node)});
+  return success();
+}
+
+//===----------------------------------------------------------------------===//
+// Roll, constant padding and indexing by one integer tensor
+//===----------------------------------------------------------------------===//
+
+Value NodeConverter::createSlice(Node *node, Value input, int64_t dim,
+                                 int64_t start, int64_t end) {
+  auto type = cast<RankedTensorType>(input.getType());
+  SmallVector<int64_t> shape(type.getShape());
+  shape[dim] = end - start;
+  auto slice = nn::SliceOp::create(
+      builder, loc, RankedTensorType::get(shape, type.getElementType()), input,
+      dim, start, end, 1);
+  createdOps.push_back({slice, getModulePath(node)});
+  return slice;
+}
+
+Value NodeConverter::createConcat(Node *node, ArrayRef<Value> pieces,
+                                  int64_t dim) {
+  auto first = cast<RankedTensorType>(pieces.front().getType());
+  SmallVector<int64_t> shape(first.getShape());
+  shape[dim] = 0;
+  for (Value piece : pieces)
+    shape[dim] += cast<RankedTensorType>(piece.getType()).getDimSize(dim);
+  auto concat = nn::ConcatOp::create(
+      builder, loc, RankedTensorType::get(shape, first.getElementType()),
+      pieces, dim);
+  createdOps.push_back({concat, getModulePath(node)});
+  return concat;
+}
+
+LogicalResult NodeConverter::convertRoll(Node *node) {
+  // roll(x, shifts, dims): along each dim, the last `shift` elements move to
+  // the front: concat(x[n - s:], x[:n - s]).
+  FailureOr<Value> input = getTensor(node, 0);
+  FailureOr<SmallVector<int64_t>> shifts = getIntList(node, 1);
+  FailureOr<SmallVector<int64_t>> dims = getIntList(node, 2);
+  if (failed(input) || failed(shifts) || failed(dims))
+    return failure();
+  if (dims->empty() || dims->size() != shifts->size())
+    return emitInputError(node, 2)
+           << "must give one dimension per shift (rolling the flattened "
+              "tensor is not supported)";
+  auto type = cast<RankedTensorType>(input->getType());
+  Value value = *input;
+  for (auto [shift, rawDim] : llvm::zip(*shifts, *dims)) {
+    int64_t rank = type.getRank();
+    if (rawDim < -rank || rawDim >= rank)
+      return emitInputError(node, 2) << "holds " << rawDim
+                                     << ", out of range for rank " << rank;
+    int64_t dim = rawDim < 0 ? rawDim + rank : rawDim;
+    int64_t size = type.getDimSize(dim);
+    int64_t s = size == 0 ? 0 : ((shift % size) + size) % size;
+    if (s == 0)
+      continue;
+    Value tail = createSlice(node, value, dim, size - s, size);
+    Value head = createSlice(node, value, dim, 0, size - s);
+    value = createConcat(node, {tail, head}, dim);
+  }
+  map(node->output(), value);
+  return success();
+}
+
+LogicalResult NodeConverter::convertPad(Node *node, llvm::StringRef kind) {
+  // constant_pad_nd(x, pad, value); pad(x, pad, mode, value). The pad list
+  // holds (before, after) pairs from the last dimension backwards; a
+  // negative amount crops.
+  FailureOr<Value> input = getTensor(node, 0);
+  FailureOr<SmallVector<int64_t>> pad = getIntList(node, 1);
+  FailureOr<RankedTensorType> type = getResultType(node);
+  if (failed(input) || failed(pad) || failed(type))
+    return failure();
+  size_t valueIndex = 2;
+  if (kind == "aten::pad") {
+    FailureOr<std::string> mode = getString(node, 2);
+    if (failed(mode))
+      return failure();
+    if (*mode != "constant")
+      return emitInputError(node, 2)
+             << "is '" << *mode << "'; only 'constant' is supported";
+    valueIndex = 3;
+  }
+  double fill = 0.0;
+  if (!isNone(node, valueIndex)) {
+    FailureOr<double> value = getDouble(node, valueIndex);
+    if (failed(value))
+      return failure();
+    fill = *value;
+  }
+  auto inputType = cast<RankedTensorType>(input->getType());
+  int64_t rank = inputType.getRank();
+  if (pad->size() % 2 != 0 || static_cast<int64_t>(pad->size()) > 2 * rank)
+    return emitInputError(node, 1)
+           << "must hold pairs, at most one per dimension";
+  Value value = *input;
+  for (size_t pair = 0; pair < pad->size() / 2; ++pair) {
+    int64_t dim = rank - 1 - pair;
+    int64_t before = (*pad)[2 * pair], after = (*pad)[2 * pair + 1];
+    int64_t size = cast<RankedTensorType>(value.getType()).getDimSize(dim);
+    int64_t start = before < 0 ? -before : 0;
+    int64_t end = after < 0 ? size + after : size;
+    if (start > end)
+      return emitInputError(node, 1) << "crops more than dimension " << dim
+                                     << " holds";
+    if (start != 0 || end != size)
+      value = createSlice(node, value, dim, start, end);
+    SmallVector<Value> pieces;
+    auto addFill = [&](int64_t amount) {
+      auto current = cast<RankedTensorType>(value.getType());
+      SmallVector<int64_t> shape(current.getShape());
+      shape[dim] = amount;
+      auto full = nn::FullOp::create(
+          builder, loc, RankedTensorType::get(shape, current.getElementType()),
+          builder.getF64FloatAttr(fill));
+      createdOps.push_back({full, getModulePath(node)});
+      pieces.push_back(full);
+    };
+    if (before > 0)
+      addFill(before);
+    pieces.push_back(value);
+    if (after > 0)
+      addFill(after);
+    if (pieces.size() > 1)
+      value = createConcat(node, pieces, dim);
+  }
+  if (value.getType() != *type)
+    return emitNodeError(node) << "padded to " << value.getType()
+                               << ", but shape propagation gave " << *type;
+  map(node->output(), value);
+  return success();
+}
+
+LogicalResult NodeConverter::convertIndex(Node *node) {
+  // index(x, [idx]): rows of x picked by an integer tensor, as an embedding
+  // of x seen as [n, rest] (whose gradient scatter-adds into x).
+  FailureOr<Value> input = getTensor(node, 0);
+  FailureOr<RankedTensorType> type = getResultType(node);
+  if (failed(input) || failed(type))
+    return failure();
+  torch::jit::Node *list = node->input(1)->node();
+  if (list->kind() != c10::prim::ListConstruct || list->inputs().size() != 1)
+    return emitInputError(node, 1)
+           << "must be one index tensor on the first dimension (x[idx])";
+  FailureOr<Value> indices = getTensor(list, 0);
+  if (failed(indices))
+    return failure();
+  auto indicesType = cast<RankedTensorType>(indices->getType());
+  if (!isa<IntegerType>(indicesType.getElementType()) ||
+      indicesType.getElementType().getIntOrFloatBitWidth() < 32)
+    return emitInputError(node, 1)
+           << "must be a tensor of integer indices (boolean masks are not "
+              "supported)";
+  auto inputType = cast<RankedTensorType>(input->getType());
+  if (inputType.getRank() < 1)
+    return emitInputError(node, 0) << "must have at least one dimension";
+  int64_t rows = inputType.getDimSize(0);
+  int64_t width = 1;
+  for (int64_t size : inputType.getShape().drop_front())
+    width *= size;
+  Value table = *input;
+  auto tableType =
+      RankedTensorType::get({rows, width}, inputType.getElementType());
+  if (inputType != tableType) {
+    auto reshape = nn::ReshapeOp::create(builder, loc, tableType, table);
+    createdOps.push_back({reshape, getModulePath(node)});
+    table = reshape;
+  }
+  SmallVector<int64_t> pickedShape(indicesType.getShape());
+  pickedShape.push_back(width);
+  auto picked = nn::EmbeddingOp::create(
+      builder, loc,
+      RankedTensorType::get(pickedShape, inputType.getElementType()), table,
+      *indices, /*padding_idx=*/-1);
+  if (picked.getType() == *type) {
+    finish(node, picked);
+    return success();
+  }
+  createdOps.push_back({picked, getModulePath(node)});
+  finish(node, nn::ReshapeOp::create(builder, loc, *type, picked));
   return success();
 }

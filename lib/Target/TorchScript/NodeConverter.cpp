@@ -2,6 +2,7 @@
 
 #include "NodeConverter.h"
 
+#include "remat/Dialect/NN/IR/NNOps.h"
 #include "remat/Dialect/Remat/IR/RematDialect.h"
 
 #include "mlir/IR/Diagnostics.h"
@@ -49,8 +50,19 @@ void NodeConverter::map(const jit::Value *graphValue, Value value) {
   values[graphValue] = value;
 }
 
-Value NodeConverter::lookup(const jit::Value *graphValue) const {
-  return values.lookup(graphValue);
+Value NodeConverter::materialize(const jit::Value *graphValue) {
+  if (Value value = values.lookup(graphValue))
+    return value;
+  auto pending = pendingFills.find(graphValue);
+  if (pending == pendingFills.end())
+    return Value();
+  const PendingFill &fill = pending->second;
+  auto op = nn::FullOp::create(builder, fill.loc, fill.type,
+                               builder.getF64FloatAttr(fill.value));
+  createdOps.push_back({op, fill.modulePath});
+  values[graphValue] = op;
+  pendingFills.erase(pending);
+  return op;
 }
 
 InFlightDiagnostic NodeConverter::emitNodeError(Node *node) {
@@ -86,7 +98,7 @@ bool NodeConverter::isNone(Node *node, size_t index) {
 
 FailureOr<Value> NodeConverter::getTensor(Node *node, size_t index) {
   if (index < node->inputs().size())
-    if (Value value = values.lookup(node->input(index)))
+    if (Value value = materialize(node->input(index)))
       return value;
   std::optional<c10::IValue> constant = getConstant(node, index);
   if (constant && constant->isTensor())
@@ -177,9 +189,13 @@ FailureOr<RankedTensorType> NodeConverter::getResultType(Node *node,
   Type elementType;
   if (scalarType)
     elementType = getElementType(builder.getContext(), *scalarType);
-  else if (!node->inputs().empty())
+  else if (!node->inputs().empty()) {
     if (Value first = values.lookup(node->input(0)))
       elementType = cast<RankedTensorType>(first.getType()).getElementType();
+    else if (auto fill = pendingFills.find(node->input(0));
+             fill != pendingFills.end())
+      elementType = fill->second.type.getElementType();
+  }
   if (!elementType && !scalarType)
     return emitNodeError(node) << "the element type of result " << index
                                << " is unknown after shape propagation";

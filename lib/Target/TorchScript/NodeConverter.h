@@ -35,7 +35,9 @@ public:
   /// Makes `value` stand for the graph value `graphValue` (inputs).
   void map(const torch::jit::Value *graphValue, Value value);
   /// The converted value of a tensor-typed graph value, or null.
-  Value lookup(const torch::jit::Value *graphValue) const;
+  Value lookup(const torch::jit::Value *graphValue) {
+    return materialize(graphValue);
+  }
 
   /// Converts `node` after the ops converted so far.
   LogicalResult convert(torch::jit::Node *node);
@@ -80,6 +82,9 @@ private:
   LogicalResult convertSoftmax(Node *node, bool logarithmic);
   LogicalResult convertCrossEntropy(Node *node);
   LogicalResult convertDropout(Node *node);
+  LogicalResult convertBernoulli(Node *node);
+  /// A new seed argument for the next random op, named after its module.
+  Value addSeedArgument(Node *node, llvm::StringRef kind);
   LogicalResult convertUpsample(Node *node);
 
   LogicalResult convertUnary(Node *node, llvm::StringRef kind);
@@ -93,6 +98,15 @@ private:
   LogicalResult convertSelect(Node *node);
   LogicalResult convertReduction(Node *node, bool isMean);
   LogicalResult convertFill(Node *node, llvm::StringRef kind);
+  LogicalResult convertEmpty(Node *node);
+  LogicalResult convertRoll(Node *node);
+  LogicalResult convertPad(Node *node, llvm::StringRef kind);
+  LogicalResult convertIndex(Node *node);
+  /// An nn.slice of `input` along `dim`, named after `node`'s module.
+  Value createSlice(Node *node, Value input, int64_t dim, int64_t start,
+                    int64_t end);
+  /// An nn.concat of `pieces` along `dim`, named after `node`'s module.
+  Value createConcat(Node *node, ArrayRef<Value> pieces, int64_t dim);
   LogicalResult convertSplit(Node *node, llvm::StringRef kind);
   LogicalResult convertListUnpack(Node *node);
   LogicalResult convertListIndex(Node *node);
@@ -151,7 +165,22 @@ private:
   std::vector<CreatedOp> createdOps;
   llvm::MapVector<Value, Value> bufferUpdates;
   llvm::DenseSet<Value> labels;
-  unsigned dropoutCount = 0;
+  unsigned randomOpCount = 0;
+  /// Constant fills (zeros, ones, full, and empty, whose contents are
+  /// unspecified: zeros): each an nn.full created where something first
+  /// reads its values, named after the fill's module. nn.bernoulli reads
+  /// only the shape, so stochastic depth's `torch.empty(...).bernoulli_(p)`
+  /// creates none.
+  struct PendingFill {
+    RankedTensorType type;
+    double value;
+    Location loc;
+    std::string modulePath;
+  };
+  std::map<const torch::jit::Value *, PendingFill> pendingFills;
+  /// The converted value of `graphValue`, creating its pending fill if it
+  /// has one; null if it has none.
+  Value materialize(const torch::jit::Value *graphValue);
 };
 
 /// The dot-joined instance names of the modules whose code `node` came

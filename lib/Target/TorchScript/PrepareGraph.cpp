@@ -335,6 +335,22 @@ static c10::optional<at::Tensor> makeExample(const c10::TensorType &type,
                                .device(onMeta ? at::kMeta : at::kCPU));
 }
 
+/// Whether some op may write the list `list` (`xs.append(y)`): its
+/// elements where it is read are then not those of its ListConstruct.
+static bool mayBeWritten(const jit::Value *list) {
+  for (const jit::Use &use : list->uses()) {
+    if (use.user->kind() == c10::prim::ListUnpack)
+      continue;
+    const c10::FunctionSchema *schema = use.user->maybeSchema();
+    if (!schema || use.offset >= schema->arguments().size())
+      return true;
+    const c10::AliasInfo *info = schema->arguments()[use.offset].alias_info();
+    if (info && info->isWrite())
+      return true;
+  }
+  return false;
+}
+
 /// Runs `node` on example inputs (every tensor input typed in full, every
 /// other input a constant) and returns its outputs, or nothing.
 static c10::optional<jit::Stack> runOnExamples(jit::Node *node, bool onMeta,
@@ -352,9 +368,29 @@ static c10::optional<jit::Stack> runOnExamples(jit::Node *node, bool onMeta,
         return c10::nullopt;
       stack.push_back(*example);
     } else if (input->node()->kind() == c10::prim::ListConstruct &&
-               input->type()->isSubtypeOf(*c10::ListType::ofTensors())) {
+               input->type()->isSubtypeOf(*c10::ListType::ofTensors()) &&
+               !mayBeWritten(input)) {
       c10::List<at::Tensor> list;
       for (jit::Value *element : input->node()->inputs()) {
+        auto elementType = element->type()->cast<c10::TensorType>();
+        c10::optional<at::Tensor> example =
+            elementType ? makeExample(*elementType, onMeta) : c10::nullopt;
+        if (!example)
+          return c10::nullopt;
+        list.push_back(*example);
+      }
+      stack.push_back(list);
+    } else if (input->node()->kind() == c10::prim::ListConstruct &&
+               input->type()->isSubtypeOf(
+                   *c10::ListType::ofOptionalTensors()) &&
+               !mayBeWritten(input)) {
+      // The indices of `x[idx]` (aten::index): tensors or None.
+      c10::List<c10::optional<at::Tensor>> list;
+      for (jit::Value *element : input->node()->inputs()) {
+        if (element->type()->kind() == c10::TypeKind::NoneType) {
+          list.push_back(c10::nullopt);
+          continue;
+        }
         auto elementType = element->type()->cast<c10::TensorType>();
         c10::optional<at::Tensor> example =
             elementType ? makeExample(*elementType, onMeta) : c10::nullopt;

@@ -129,6 +129,22 @@ func.func @dropout_seed(%x: tensor<4xf32>, %seed: tensor<2xi64>) -> tensor<4xf32
 
 // -----
 
+func.func @bernoulli_probability(%seed: tensor<i64>) -> tensor<4xf32> {
+  // expected-error @+1 {{'nn.bernoulli' op expects 'p' in [0, 1], got 1.5}}
+  %0 = nn.bernoulli %seed, 1.5 : tensor<i64> -> tensor<4xf32>
+  return %0 : tensor<4xf32>
+}
+
+// -----
+
+func.func @bernoulli_result(%seed: tensor<i64>) -> tensor<4xi64> {
+  // expected-error @+1 {{'nn.bernoulli' op result #0 must be statically shaped tensor of floating-point values}}
+  %0 = nn.bernoulli %seed, 0.5 : tensor<i64> -> tensor<4xi64>
+  return %0 : tensor<4xi64>
+}
+
+// -----
+
 func.func @broadcast_to(%x: tensor<2x3xf32>) -> tensor<4x3xf32> {
   // expected-error @+1 {{cannot broadcast 'tensor<2x3xf32>' to 'tensor<4x3xf32>'}}
   %0 = nn.broadcast_to %x : tensor<2x3xf32> -> tensor<4x3xf32>

@@ -86,6 +86,15 @@ func.func @dropout_fill_broadcast(%x: tensor<4x16xbf16>, %seed: tensor<i64>, %v:
   return %dd, %b, %one : tensor<4x16xbf16>, tensor<3x4x16xf32>, tensor<f32>
 }
 
+// CHECK-LABEL: func.func @bernoulli
+func.func @bernoulli(%seed: tensor<i64>) -> (tensor<2x1x1x1xf32>, tensor<3xbf16>) {
+  // CHECK: nn.bernoulli %{{.*}}, 8.000000e-01 : tensor<i64> -> tensor<2x1x1x1xf32>
+  %n = nn.bernoulli %seed, 0.8 : tensor<i64> -> tensor<2x1x1x1xf32>
+  // CHECK: nn.bernoulli %{{.*}}, 1.000000e+00 : tensor<i64> -> tensor<3xbf16>
+  %all = nn.bernoulli %seed, 1.0 : tensor<i64> -> tensor<3xbf16>
+  return %n, %all : tensor<2x1x1x1xf32>, tensor<3xbf16>
+}
+
 // CHECK-LABEL: func.func @linear
 func.func @linear(%x: tensor<3x5x16xf32>, %w: tensor<10x16xf32>, %bias: tensor<10xf32>, %g: tensor<3x5x10xf32>) -> (tensor<3x5x16xf32>, tensor<10x16xf32>, tensor<10xf32>) {
   // CHECK: nn.linear %{{.*}}, %{{.*}}, %{{.*}} : (tensor<3x5x16xf32>, tensor<10x16xf32>, tensor<10xf32>) -> tensor<3x5x10xf32>

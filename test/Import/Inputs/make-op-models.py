@@ -7,6 +7,10 @@
   dropout.{scripted,traced}.pt   dropout, which becomes nn.dropout with a
                                  seed argument (its mask is remat's, so it is
                                  not compared with PyTorch's)
+  bernoulli.{scripted,traced}.pt torch.bernoulli(x, p) twice: nn.bernoulli
+                                 with a seed argument each
+  stochastic-depth.{scripted,traced}.pt
+                                 torchvision's StochasticDepth (row mode)
   shared-bn.{scripted,traced}.pt one batch norm applied twice: its running
                                  statistics are updated by both, in order
   activations.{scripted,traced}.pt
@@ -22,6 +26,7 @@ import sys
 import torch
 import torch.nn as nn
 import torch.nn.functional as F
+import torchvision
 
 
 class Ops(nn.Module):
@@ -55,6 +60,33 @@ class Dropout(nn.Module):
 
     def forward(self, x):
         return self.drop(self.fc(x))
+
+
+class Bernoulli(nn.Module):
+    """torch.bernoulli(x, p): x gives only the shape."""
+
+    def __init__(self):
+        super().__init__()
+        self.fc = nn.Linear(8, 8)
+
+    def forward(self, x):
+        y = self.fc(x)
+        return y * torch.bernoulli(y, 0.5) + torch.bernoulli(x, 0.25)
+
+
+class StochasticDepth(nn.Module):
+    """torchvision's stochastic depth in row mode: one draw per sample,
+    torch.empty([N, 1]).bernoulli_(survival) divided by the survival rate
+    (traced: LibTorch makes the in-place ops on the fresh tensor
+    functional)."""
+
+    def __init__(self):
+        super().__init__()
+        self.fc = nn.Linear(8, 8)
+        self.depth = torchvision.ops.StochasticDepth(0.25, "row")
+
+    def forward(self, x):
+        return x + self.depth(self.fc(x))
 
 
 class SharedBatchNorm(nn.Module):
@@ -102,6 +134,9 @@ def main():
     os.makedirs(outdir, exist_ok=True)
     for name, make, example in [("ops", Ops, torch.randn(2, 3, 8, 8)),
                                 ("dropout", Dropout, torch.randn(2, 8)),
+                                ("bernoulli", Bernoulli, torch.randn(3, 8)),
+                                ("stochastic-depth", StochasticDepth,
+                                 torch.randn(3, 8)),
                                 ("shared-bn", SharedBatchNorm, torch.randn(3, 4)),
                                 ("activations", Activations, torch.randn(2, 3, 8, 8))]:
         torch.manual_seed(0)

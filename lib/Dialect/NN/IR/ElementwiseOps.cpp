@@ -1,10 +1,10 @@
 //===- ElementwiseOps.cpp - element-wise nn ops ---------------------------===//
 //
-// Verifiers and costs of activations, arithmetic, dropout, fills and
-// broadcasts. FLOP counts per element follow the usual counting of
-// transcendental functions as a handful of operations; they only need to be
-// consistent, since the cost model turns them into time with the bytes
-// moved, which dominate for these ops.
+// Verifiers and costs of activations, arithmetic, dropout, Bernoulli
+// samples, fills and broadcasts. FLOP counts per element follow the usual
+// counting of transcendental functions as a handful of operations; they only
+// need to be consistent, since the cost model turns them into time with the
+// bytes moved, which dominate for these ops.
 //
 //===----------------------------------------------------------------------===//
 
@@ -38,6 +38,7 @@ constexpr int64_t kSilu = 5;
 constexpr int64_t kSiluBackward = 9;
 constexpr int64_t kArithmetic = 1;
 constexpr int64_t kDropout = 2;
+constexpr int64_t kBernoulli = 1;
 } // namespace flops_per_element
 
 static LogicalResult verifyApproximate(Operation *op, StringRef approximate) {
@@ -201,6 +202,16 @@ LogicalResult DropoutBackwardOp::verify() {
 }
 int64_t DropoutBackwardOp::getFlopCount() {
   return flops_per_element::kDropout * getNumElements(getType());
+}
+
+LogicalResult BernoulliOp::verify() {
+  double p = getP().convertToDouble();
+  if (!(p >= 0.0 && p <= 1.0))
+    return emitOpError() << "expects 'p' in [0, 1], got " << p;
+  return success();
+}
+int64_t BernoulliOp::getFlopCount() {
+  return flops_per_element::kBernoulli * getNumElements(getType());
 }
 
 //===----------------------------------------------------------------------===//

@@ -5,15 +5,17 @@
 // piece), mul, div and sub with broadcasting, the scalar forms, average pooling
 // (count_include_pad = false), max pooling in ceil mode, concat, slice with a
 // step, bilinear upsampling with and without align_corners, transpose,
-// dropout, log-softmax along a middle dim (the column kernels), mean over
-// dims (the block reduction), softmax and linear; negative dims on slice,
-// transpose and log-softmax. (Not concat: autodiff's concat rule takes no
+// dropout, stochastic depth's Bernoulli noise (its own seed), log-softmax
+// along a middle dim (the column kernels), mean over dims (the block
+// reduction), softmax and linear; negative dims on slice, transpose and
+// log-softmax. (Not concat: autodiff's concat rule takes no
 // negative dim yet.) The test builds the training step with --remat-autodiff
 // (cross entropy, SGD with momentum and weight decay), so that every
 // backward op runs too, and plans it in 90% of its peak.
 func.func @ops(%input: tensor<2x3x9x9xf32> {remat.name = "x", remat.role = "input"},
                %labels: tensor<2xi64> {remat.name = "labels", remat.role = "label"},
                %seed: tensor<i64> {remat.name = "seed", remat.role = "seed"},
+               %depth_seed: tensor<i64> {remat.name = "depth.seed", remat.role = "seed"},
                %w0: tensor<4x3x1x1xf32> {remat.name = "conv0.weight", remat.role = "weight"},
                %w1: tensor<6x2x3x3xf32> {remat.name = "conv1.weight", remat.role = "weight"},
                %b1: tensor<6xf32> {remat.name = "conv1.bias", remat.role = "weight"},
@@ -50,7 +52,10 @@ func.func @ops(%input: tensor<2x3x9x9xf32> {remat.name = "x", remat.role = "inpu
   %up2 = nn.upsample_bilinear2d %up {align_corners = true, remat.name = "upsample_aligned"} : tensor<2x6x8x8xf32> -> tensor<2x6x11x13xf32>
   %tr = nn.transpose %up2 {dim0 = -1, dim1 = -2, remat.name = "transpose"} : tensor<2x6x11x13xf32> -> tensor<2x6x13x11xf32>
   %drop = nn.dropout %tr, %seed, 0.3 {remat.name = "dropout"} : tensor<2x6x13x11xf32>, tensor<i64> -> tensor<2x6x13x11xf32>
-  %ls = nn.log_softmax %drop {dim = -3, remat.name = "log_softmax"} : tensor<2x6x13x11xf32>
+  %noise = nn.bernoulli %depth_seed, 0.7 {remat.name = "depth.bernoulli"} : tensor<i64> -> tensor<2x6x1x1xf32>
+  %scaled = nn.div_scalar %noise, 0.7 {remat.name = "depth.div_scalar"} : tensor<2x6x1x1xf32>
+  %depth = nn.mul %drop, %scaled {remat.name = "depth.mul"} : tensor<2x6x13x11xf32>, tensor<2x6x1x1xf32> -> tensor<2x6x13x11xf32>
+  %ls = nn.log_softmax %depth {dim = -3, remat.name = "log_softmax"} : tensor<2x6x13x11xf32>
   %mean = nn.mean %ls {dims = array<i64: 2, 3>, remat.name = "mean"} : tensor<2x6x13x11xf32> -> tensor<2x6xf32>
   %sm = nn.softmax %mean {dim = 1, remat.name = "softmax"} : tensor<2x6xf32>
   %fc = nn.linear %sm, %fcw, %fcb {remat.name = "fc"} : (tensor<2x6xf32>, tensor<10x6xf32>, tensor<10xf32>) -> tensor<2x10xf32>

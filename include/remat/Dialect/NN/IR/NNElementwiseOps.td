@@ -1,7 +1,8 @@
 //===- NNElementwiseOps.td - element-wise nn ops -------------*- tablegen -*-===//
 //
 // Activations and their backward ops, arithmetic with broadcasting and with
-// scalars, dropout with an explicit seed, constant fills and broadcasts.
+// scalars, dropout and Bernoulli samples with an explicit seed, constant
+// fills and broadcasts.
 //
 //===----------------------------------------------------------------------===//
 
@@ -185,6 +186,23 @@ def NN_DropoutBackwardOp : NN_Op<"dropout_backward"> {
   let results = (outs NN_FloatTensor:$grad_input);
   let assemblyFormat = [{
     $grad_output `,` $seed `,` $p attr-dict `:` type($grad_output) `,` type($seed) `->` type($grad_input)
+  }];
+  let hasVerifier = 1;
+}
+
+def NN_BernoulliOp : NN_Op<"bernoulli"> {
+  let summary = "1 with probability p, else 0, per element, drawn from a seed";
+  let description = [{
+    Element i (in row-major order) is 1 when `uniform(mix(seed), i) < p`
+    and 0 otherwise: the same counter-based generator as dropout, so
+    recomputing the op reproduces its result. Stochastic depth's noise
+    (`torch.empty(shape).bernoulli_(p)`, aten::bernoulli with a
+    probability). It has no tensor operand: no gradient flows through it.
+  }];
+  let arguments = (ins NN_Seed:$seed, F64Attr:$p);
+  let results = (outs NN_FloatTensor:$result);
+  let assemblyFormat = [{
+    $seed `,` $p attr-dict `:` type($seed) `->` type($result)
   }];
   let hasVerifier = 1;
 }
