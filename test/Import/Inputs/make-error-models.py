@@ -55,6 +55,20 @@ class Labels(nn.Module):
         return F.cross_entropy(self.fc(x), labels)
 
 
+class WritesReadView(nn.Module):
+    def forward(self, x):
+        y = x * 2.0
+        y[:, :2].mul_(3.0)
+        return y + x
+
+
+class Raises(nn.Module):
+    def forward(self, x):
+        if x.shape[1] != 3:
+            raise ValueError("expected 3 channels, got {}".format(x.shape[1]))
+        return x
+
+
 MODELS = {
     "unsupported": Unsupported,
     "branch": DataDependentBranch,
@@ -62,6 +76,8 @@ MODELS = {
     "inference-bn": InferenceBatchNorm,
     "returns-number": ReturnsNumber,
     "labels": Labels,
+    "writes-read-view": WritesReadView,
+    "raises": Raises,
 }
 
 
