@@ -7,6 +7,7 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "NodeConverter.h"
 #include "TorchGraph.h"
 
 #include "mlir/IR/Builders.h"
@@ -26,6 +27,8 @@
 #include <map>
 #include <numeric>
 #include <optional>
+#include <set>
+#include <sstream>
 #include <unordered_map>
 
 using namespace mlir;
@@ -99,6 +102,10 @@ static std::vector<jit::Node *> getAllNodes(jit::Graph &graph) {
   std::vector<jit::Node *> nodes;
   collectNodes(graph.block(), nodes);
   return nodes;
+}
+
+static bool isKind(const jit::Node *node, llvm::StringRef kind) {
+  return node->kind().toQualString() == kind;
 }
 
 //===----------------------------------------------------------------------===//
@@ -283,39 +290,88 @@ static std::optional<std::vector<int64_t>> getSizes(const jit::Value *value) {
   return *sizes;
 }
 
-/// Replaces queries of a tensor's shape (`x.shape`, `x.size(d)`, `x.dim()`,
-/// `x.numel()`) by constants where the shape is known.
+/// The constant that a query of a value's type (`x.shape`, `x.size(d)`,
+/// `x.dim()`, `x.numel()`, `x.dtype`, `x.device`, `x.is_cuda`,
+/// `x.is_nested`: imported tensors are dense CPU tensors) or identity
+/// (`x is x`) stands for, when the types decide it.
+static c10::optional<c10::IValue> foldTypeQuery(jit::Node *node) {
+  llvm::StringRef kind = node->kind().toQualString();
+  if (kind == "aten::__is__" || kind == "aten::__isnot__") {
+    // `x is x`; `x is None` where the type of x is not optional.
+    auto isNone = [](const jit::Value *value) {
+      return value->type()->kind() == c10::TypeKind::NoneType;
+    };
+    auto isTensor = [](const jit::Value *value) {
+      return value->type()->kind() == c10::TypeKind::TensorType;
+    };
+    jit::Value *a = node->input(0), *b = node->input(1);
+    bool same;
+    if (a == b || (isNone(a) && isNone(b)))
+      same = true;
+    else if ((isNone(a) && isTensor(b)) || (isTensor(a) && isNone(b)))
+      same = false;
+    else
+      return c10::nullopt;
+    return c10::IValue(same == (kind == "aten::__is__"));
+  }
+  if (node->inputs().empty())
+    return c10::nullopt;
+  auto type = node->input(0)->type()->cast<c10::TensorType>();
+  if (!type)
+    return c10::nullopt;
+  // Every imported tensor lives on the CPU, in its strided layout.
+  if (kind == "prim::device")
+    return c10::IValue(c10::Device(at::kCPU));
+  if (kind == "prim::is_cpu")
+    return c10::IValue(true);
+  if (kind.starts_with("prim::is_") &&
+      llvm::is_contained({"cuda", "nested", "sparse", "sparse_csr", "quantized",
+                          "mkldnn", "meta", "xpu", "vulkan", "ipu", "mps",
+                          "ort", "hpu", "xla", "lazy"},
+                         kind.drop_front(9)))
+    return c10::IValue(false);
+  if (kind == "prim::dtype") {
+    if (!type->scalarType())
+      return c10::nullopt;
+    return c10::IValue(static_cast<int64_t>(*type->scalarType()));
+  }
+  if (kind != "aten::size" && kind != "aten::dim" && kind != "aten::numel")
+    return c10::nullopt;
+  std::optional<std::vector<int64_t>> sizes = getSizes(node->input(0));
+  if (!sizes)
+    return c10::nullopt;
+  if (kind == "aten::dim")
+    return c10::IValue(static_cast<int64_t>(sizes->size()));
+  if (kind == "aten::numel") {
+    int64_t count = 1;
+    for (int64_t size : *sizes)
+      count *= size;
+    return c10::IValue(count);
+  }
+  if (node->inputs().size() == 1)
+    return c10::IValue(c10::List<int64_t>(*sizes));
+  c10::optional<c10::IValue> dim = jit::toIValue(node->input(1));
+  if (!dim || !dim->isInt())
+    return c10::nullopt;
+  int64_t d = dim->toInt();
+  int64_t rank = static_cast<int64_t>(sizes->size());
+  if (d < -rank || d >= rank)
+    return c10::nullopt;
+  return c10::IValue((*sizes)[d < 0 ? d + rank : d]);
+}
+
+/// Replaces the queries foldTypeQuery decides by constants.
 static bool foldShapeQueries(jit::Graph &graph) {
   bool changed = false;
   for (jit::Node *node : getAllNodes(graph)) {
-    llvm::StringRef kind = node->kind().toQualString();
-    if (kind != "aten::size" && kind != "aten::dim" && kind != "aten::numel")
+    if (node->outputs().size() != 1 || !node->output()->hasUses())
       continue;
-    std::optional<std::vector<int64_t>> sizes = getSizes(node->input(0));
-    if (!sizes)
+    c10::optional<c10::IValue> value = foldTypeQuery(node);
+    if (!value)
       continue;
-    c10::IValue value;
-    if (kind == "aten::dim") {
-      value = static_cast<int64_t>(sizes->size());
-    } else if (kind == "aten::numel") {
-      int64_t count = 1;
-      for (int64_t size : *sizes)
-        count *= size;
-      value = count;
-    } else if (node->inputs().size() == 1) {
-      value = c10::List<int64_t>(*sizes);
-    } else {
-      c10::optional<c10::IValue> dim = jit::toIValue(node->input(1));
-      if (!dim || !dim->isInt())
-        continue;
-      int64_t d = dim->toInt();
-      int64_t rank = static_cast<int64_t>(sizes->size());
-      if (d < -rank || d >= rank)
-        continue;
-      value = (*sizes)[d < 0 ? d + rank : d];
-    }
     jit::WithInsertPoint insertPoint(node);
-    node->output()->replaceAllUsesWith(node->owningGraph()->insertConstant(value));
+    node->output()->replaceAllUsesWith(
+        node->owningGraph()->insertConstant(*value));
     changed = true;
   }
   return changed;
@@ -530,6 +586,256 @@ static bool propagateShapes(jit::Graph &graph) {
   return changed;
 }
 
+/// Drops the ops whose only effect is on the world outside the computation
+/// (`warnings.warn`): an imported function has no such effects.
+static bool dropWarnings(jit::Graph &graph) {
+  bool changed = false;
+  for (jit::Node *node : getAllNodes(graph)) {
+    if (!isKind(node, "aten::warn"))
+      continue;
+    node->destroy();
+    changed = true;
+  }
+  return changed;
+}
+
+/// Replaces the ops that make tensors of unspecified values
+/// (`torch.empty`) by ones that make zeros: a program that reads those
+/// values has no defined result, and the others cannot tell.
+static bool replaceEmpty(jit::Graph &graph) {
+  static const std::pair<const char *, const char *> replacements[] = {
+      {"aten::empty", "aten::zeros"},
+      {"aten::empty_like", "aten::zeros_like"},
+      {"aten::new_empty", "aten::new_zeros"}};
+  bool changed = false;
+  for (jit::Node *node : getAllNodes(graph)) {
+    for (auto [from, to] : replacements) {
+      if (!isKind(node, from))
+        continue;
+      std::vector<jit::Value *> inputs(node->inputs().begin(),
+                                       node->inputs().end());
+      // aten::empty's memory format has no counterpart in aten::zeros.
+      if (isKind(node, "aten::empty") && inputs.size() == 6)
+        inputs.pop_back();
+      jit::Node *zeros =
+          graph.create(c10::Symbol::fromQualString(to), inputs, 1);
+      zeros->insertBefore(node);
+      if (!zeros->maybeOperator()) {
+        zeros->destroy();
+        continue;
+      }
+      zeros->copyMetadata(node);
+      zeros->output()->setType(node->output()->type());
+      node->output()->replaceAllUsesWith(zeros->output());
+      node->destroy();
+      changed = true;
+      break;
+    }
+  }
+  return changed;
+}
+
+/// Drops the casts that TorchScript's type refinement leaves
+/// (`prim::unchecked_cast` of a value already of the cast's type, as
+/// `isinstance` and `is not None` checks make them once they fold).
+static bool dropRefinementCasts(jit::Graph &graph) {
+  bool changed = false;
+  for (jit::Node *node : getAllNodes(graph)) {
+    if (node->kind() != c10::prim::unchecked_cast ||
+        !node->input()->type()->isSubtypeOf(*node->output()->type()))
+      continue;
+    node->output()->replaceAllUsesWith(node->input());
+    node->destroy();
+    changed = true;
+  }
+  return changed;
+}
+
+//===----------------------------------------------------------------------===//
+// Lists
+//===----------------------------------------------------------------------===//
+
+/// Whether `node`, which takes `list` as its input `index`, only reads it:
+/// its schema neither writes that argument nor returns something that may
+/// be the list itself (a result that aliases the list's elements, as
+/// `list[i]` does, is fine).
+static bool onlyReadsList(jit::Node *node, size_t index) {
+  if (node->kind() == c10::prim::ListUnpack)
+    return true;
+  const c10::FunctionSchema *schema = node->maybeSchema();
+  if (!schema || index >= schema->arguments().size())
+    return false;
+  const c10::AliasInfo *argument = schema->arguments()[index].alias_info();
+  if (!argument)
+    return true;
+  if (argument->isWrite())
+    return false;
+  for (const c10::Argument &result : schema->returns()) {
+    const c10::AliasInfo *info = result.alias_info();
+    if (info && info->beforeSets() == argument->beforeSets())
+      return false;
+  }
+  return true;
+}
+
+/// The elements of a list value defined in `block`: the inputs of its
+/// prim::ListConstruct, or constants for a constant list.
+static std::optional<std::vector<jit::Value *>>
+getListElements(jit::Value *list, jit::Node *insertBefore) {
+  jit::Node *producer = list->node();
+  if (producer->kind() == c10::prim::ListConstruct)
+    return std::vector<jit::Value *>(producer->inputs().begin(),
+                                     producer->inputs().end());
+  c10::optional<c10::IValue> constant = jit::toIValue(list);
+  if (!constant || !constant->isList())
+    return std::nullopt;
+  std::vector<jit::Value *> elements;
+  jit::WithInsertPoint insertPoint(insertBefore);
+  for (const c10::IValue &element : constant->toListRef()) {
+    c10::optional<jit::Value *> value =
+        list->owningGraph()->insertConstant(element);
+    if (!value)
+      return std::nullopt;
+    elements.push_back(*value);
+  }
+  return elements;
+}
+
+/// Makes the mutation of one Python list functional: `list` (made by
+/// prim::ListConstruct, or `aten::copy` / `list()` of a list whose elements
+/// are known) is appended to or assigned into (`xs.append(y)`,
+/// `xs[i] = y`) with constant indices in straight-line code, and otherwise
+/// only read. Each reader then gets a list of the elements at its point.
+/// LibTorch's own pass stops at a list read before it is mutated
+/// (DenseNet's `torch.cat(features)` then `features.append(...)`).
+static bool functionalizeList(jit::Value *list) {
+  jit::Node *producer = list->node();
+  jit::Block *block = producer->owningBlock();
+  auto listType = list->type()->cast<c10::ListType>();
+  if (!listType)
+    return false;
+  bool mutated = false;
+  for (const jit::Use &use : list->uses()) {
+    jit::Node *user = use.user;
+    if (user->owningBlock() != block)
+      return false;
+    bool appends = isKind(user, "aten::append");
+    if (appends || isKind(user, "aten::_set_item")) {
+      if (use.offset != 0 || user->output()->hasUses())
+        return false;
+      if (!appends) {
+        c10::optional<c10::IValue> index = jit::toIValue(user->input(1));
+        if (!index || !index->isInt())
+          return false;
+      }
+      mutated = true;
+      continue;
+    }
+    if (!onlyReadsList(user, use.offset))
+      return false;
+  }
+  if (!mutated)
+    return false;
+
+  std::vector<jit::Node *> users;
+  for (const jit::Use &use : list->uses())
+    if (llvm::find(users, use.user) == users.end())
+      users.push_back(use.user);
+  std::sort(users.begin(), users.end(),
+            [](jit::Node *a, jit::Node *b) { return a->isBefore(b); });
+  std::optional<std::vector<jit::Value *>> elements =
+      getListElements(list, users.front());
+  if (!elements)
+    return false;
+  // Check the indices against the list's length as it evolves first, so
+  // that a failure leaves the graph as it was.
+  size_t length = elements->size();
+  for (jit::Node *user : users) {
+    if (isKind(user, "aten::append")) {
+      ++length;
+    } else if (isKind(user, "aten::_set_item")) {
+      int64_t index = jit::toIValue(user->input(1))->toInt();
+      if (index < -static_cast<int64_t>(length) ||
+          index >= static_cast<int64_t>(length))
+        return false;
+    }
+  }
+
+  jit::Graph &graph = *list->owningGraph();
+  jit::Value *current = list;
+  bool stale = false; // whether `current` lacks the latest mutations
+  for (jit::Node *user : users) {
+    if (isKind(user, "aten::append")) {
+      elements->push_back(user->input(1));
+      user->destroy();
+      stale = true;
+      continue;
+    }
+    if (isKind(user, "aten::_set_item")) {
+      int64_t index = jit::toIValue(user->input(1))->toInt();
+      if (index < 0)
+        index += static_cast<int64_t>(elements->size());
+      (*elements)[index] = user->input(2);
+      user->destroy();
+      stale = true;
+      continue;
+    }
+    if (stale) {
+      jit::Node *snapshot =
+          graph.createList(listType->getElementType(), *elements);
+      snapshot->insertBefore(user);
+      snapshot->copyMetadata(producer);
+      current = snapshot->output();
+      stale = false;
+    }
+    if (current != list)
+      user->replaceInputWith(list, current);
+  }
+  return true;
+}
+
+/// Makes the mutation of lists functional where functionalizeList can.
+static bool functionalizeLists(jit::Graph &graph) {
+  // The lists' producers first: the rewrites destroy other nodes.
+  std::vector<jit::Node *> producers;
+  for (jit::Node *node : getAllNodes(graph)) {
+    bool copies = (isKind(node, "aten::copy") || isKind(node, "aten::list")) &&
+                  node->inputs().size() == 1 &&
+                  node->input(0)->type()->cast<c10::ListType>();
+    if ((node->kind() == c10::prim::ListConstruct || copies) &&
+        node->outputs().size() == 1 &&
+        node->output()->type()->cast<c10::ListType>())
+      producers.push_back(node);
+  }
+  bool changed = false;
+  for (jit::Node *node : producers) {
+    if (node->kind() != c10::prim::ListConstruct) {
+      // A copy of a list whose elements are known is a new ListConstruct.
+      std::optional<std::vector<jit::Value *>> elements;
+      jit::Value *source = node->input(0);
+      bool sourceMutated = llvm::any_of(source->uses(), [](const jit::Use &use) {
+        const c10::FunctionSchema *schema = use.user->maybeSchema();
+        return !schema || schema->is_mutable();
+      });
+      if (!sourceMutated)
+        elements = getListElements(source, node);
+      if (!elements)
+        continue;
+      jit::Node *list = node->owningGraph()->createList(
+          node->output()->type()->cast<c10::ListType>()->getElementType(),
+          *elements);
+      list->insertBefore(node);
+      list->copyMetadata(node);
+      node->output()->replaceAllUsesWith(list->output());
+      node->destroy();
+      changed = true;
+      node = list;
+    }
+    changed |= functionalizeList(node->output());
+  }
+  return changed;
+}
+
 /// Runs shape propagation, shape-query folding, constant propagation and
 /// loop unrolling until nothing changes.
 static void foldToFixpoint(std::shared_ptr<jit::Graph> &graph) {
@@ -539,6 +845,10 @@ static void foldToFixpoint(std::shared_ptr<jit::Graph> &graph) {
     changed |= jit::ConstantPropagation(graph);
     changed |= jit::UnrollConstantLoops(graph);
     changed |= jit::RemoveListMutation(graph);
+    changed |= functionalizeLists(*graph);
+    changed |= dropWarnings(*graph);
+    changed |= replaceEmpty(*graph);
+    changed |= dropRefinementCasts(*graph);
     jit::EliminateDeadCode(graph);
     if (!changed)
       return;
@@ -565,48 +875,133 @@ static bool mayAliasInput(const jit::Node *node) {
   });
 }
 
-/// Replaces the in-place `node` (`x.add_(y)`) by its functional form when
-/// nothing else can see the storage it writes: `x` comes from an op that
-/// made it fresh and no view of `x` exists. Later reads of `x` read the new
-/// value. LibTorch's own pass leaves some of these (ResNet's
-/// `out += identity`).
-static bool replaceInPlace(jit::Graph &graph, jit::Node *node) {
-  jit::Value *self = node->input(0);
-  if (self->node()->kind() == c10::prim::Param || mayAliasInput(self->node()))
+/// Whether the result of `node` may share storage with its first input and
+/// with no other input: a view (`x.flatten(1)`, `x[:, 1:]`) or an in-place
+/// op's result, as the node's schema says.
+static bool isViewOfFirstInput(const jit::Node *node) {
+  const c10::FunctionSchema *schema = node->maybeSchema();
+  if (!schema || node->outputs().size() != 1 || schema->arguments().empty() ||
+      !schema->arguments()[0].alias_info())
     return false;
-  for (const jit::Use &use : self->uses())
-    if (use.user != node && mayAliasInput(use.user))
+  for (size_t i = 1; i < schema->arguments().size(); ++i)
+    if (schema->arguments()[i].alias_info())
       return false;
+  return true;
+}
+
+/// The value that owns the storage `value` sees, following views back to
+/// the op that made the storage fresh; null when that storage may come
+/// from an argument, a constant or an op whose aliasing is unknown.
+static jit::Value *getFreshBase(jit::Value *value) {
+  while (true) {
+    jit::Node *producer = value->node();
+    if (producer->kind() == c10::prim::Param ||
+        producer->kind() == c10::prim::Constant)
+      return nullptr;
+    if (!mayAliasInput(producer))
+      return value;
+    if (!isViewOfFirstInput(producer))
+      return nullptr;
+    value = producer->input(0);
+  }
+}
+
+/// Whether `user` runs after `node` (the graph's return runs last).
+static bool runsAfter(jit::Node *user, jit::Node *node) {
+  return user == user->owningGraph()->return_node() || user->isAfter(node);
+}
+
+/// The functional form of the in-place `node` (`add` for `add_`), inserted
+/// before it, or null when ATen has none.
+static jit::Node *createFunctional(jit::Graph &graph, jit::Node *node) {
   llvm::StringRef name = node->kind().toUnqualString();
-  if (!name.ends_with("_"))
-    return false;
-  c10::Symbol functionalKind = c10::Symbol::fromQualString(
-      ("aten::" + name.drop_back()).str());
-  jit::Node *functional = graph.create(functionalKind, node->inputs(), 1);
+  if (!name.ends_with("_") || node->outputs().size() != 1)
+    return nullptr;
+  jit::WithInsertPoint insertPoint(node);
+  std::vector<jit::Value *> inputs(node->inputs().begin(),
+                                   node->inputs().end());
+  std::string functionalName = ("aten::" + name.drop_back()).str();
+  // `x.fill_(v)` and `x.zero_()` are `full_like(x, v)` and `zeros_like(x)`.
+  if (name == "fill_" || name == "zero_") {
+    functionalName = name == "fill_" ? "aten::full_like" : "aten::zeros_like";
+    jit::Value *none = graph.insertConstant(c10::IValue());
+    inputs.resize(name == "fill_" ? 2 : 1);
+    inputs.insert(inputs.end(), 5, none);
+  }
+  jit::Node *functional = graph.create(
+      c10::Symbol::fromQualString(functionalName), inputs, 1);
   functional->insertBefore(node);
   if (!functional->maybeOperator()) {
     functional->destroy();
-    return false;
+    return nullptr;
   }
   functional->copyMetadata(node);
   functional->output()->setType(node->output()->type());
+  return functional;
+}
+
+/// Replaces the in-place `node` (`x.add_(y)`) by its functional form when
+/// nothing else can see the storage it writes: `x` is fresh or a view of a
+/// fresh value (`x.flatten(1).dropout_()`), and no other value that shares
+/// that storage (the base, its other views) is read after `node`. Later
+/// reads of `x` read the new value. LibTorch's own pass leaves some of
+/// these (ResNet's `out += identity`).
+static bool replaceInPlace(jit::Graph &graph, jit::Node *node) {
+  jit::Value *self = node->input(0);
+  jit::Value *base = getFreshBase(self);
+  if (!base)
+    return false;
+  // Every value that may share the base's storage: the outputs of its
+  // users that may alias their inputs (views, in-place ops, lists and
+  // tuples that hold it), transitively.
+  std::vector<jit::Value *> aliases = {base};
+  for (size_t i = 0; i < aliases.size(); ++i)
+    for (const jit::Use &use : aliases[i]->uses()) {
+      // Views of `self` taken after `node` will read the new value.
+      if (use.user == node || !mayAliasInput(use.user) ||
+          (aliases[i] == self && runsAfter(use.user, node)))
+        continue;
+      for (jit::Value *output : use.user->outputs())
+        if (llvm::find(aliases, output) == aliases.end())
+          aliases.push_back(output);
+    }
+  for (jit::Value *alias : aliases) {
+    if (alias == self)
+      continue;
+    for (const jit::Use &use : alias->uses())
+      if (runsAfter(use.user, node))
+        return false;
+  }
+  jit::Node *functional = createFunctional(graph, node);
+  if (!functional)
+    return false;
   self->replaceAllUsesAfterNodeWith(functional, functional->output());
   node->output()->replaceAllUsesWith(functional->output());
   node->destroy();
   return true;
 }
 
-/// Makes in-place ops functional. What is left mutates an argument: the
-/// batch-norm step counter `num_batches_tracked` (read only when momentum is
-/// None, which the importer rejects) is dropped; anything else is an error.
+/// Makes in-place ops functional where replaceInPlace can (LibTorch's
+/// passes first).
+static bool functionalize(std::shared_ptr<jit::Graph> &graph) {
+  bool changed = jit::RemoveTensorMutation(graph);
+  changed |= jit::InplaceToFunctionalActivation(graph);
+  for (jit::Node *node : getAllNodes(*graph))
+    if (isInPlace(node))
+      changed |= replaceInPlace(*graph, node);
+  return changed;
+}
+
+/// Fails at an in-place op that is left. What is left mutates an argument:
+/// the batch-norm step counter `num_batches_tracked` (read only when
+/// momentum is None, which the importer rejects) is dropped; anything else
+/// is an error.
 static LogicalResult removeMutation(std::shared_ptr<jit::Graph> &graph,
                                     const PreparedGraph &prepared,
                                     Location fileLoc) {
-  jit::RemoveTensorMutation(graph);
-  jit::InplaceToFunctionalActivation(graph);
   size_t firstLifted = prepared.inputNames.size();
   for (jit::Node *node : getAllNodes(*graph)) {
-    if (!isInPlace(node) || replaceInPlace(*graph, node))
+    if (!isInPlace(node))
       continue;
     Location loc = getNodeLocation(node, fileLoc);
     const jit::Value *target = node->input(0);
@@ -629,6 +1024,325 @@ static LogicalResult removeMutation(std::shared_ptr<jit::Graph> &graph,
     node->destroy();
   }
   return success();
+}
+
+//===----------------------------------------------------------------------===//
+// Constant subgraphs
+//===----------------------------------------------------------------------===//
+
+/// Whether `node` draws random numbers (LibTorch's own list misses the
+/// in-place forms, `bernoulli_`).
+static bool isRandom(const jit::Node *node) {
+  if (node->isNondeterministic())
+    return true;
+  llvm::StringRef name = node->kind().toUnqualString();
+  name.consume_back("_");
+  return llvm::is_contained(
+      {"bernoulli", "dropout", "feature_dropout", "alpha_dropout",
+       "feature_alpha_dropout", "rand", "randn", "randint", "rand_like",
+       "randn_like", "randint_like", "randperm", "normal", "uniform",
+       "exponential", "multinomial", "cauchy", "geometric", "log_normal",
+       "random", "poisson", "rrelu"},
+      name);
+}
+
+/// Whether the first input of `node` lends its result only its type and
+/// shape, not its values (`x.new_zeros(...)`, `torch.ones_like(x)`).
+static bool readsOnlyTypeOfFirstInput(const jit::Node *node) {
+  return llvm::is_contained(
+      {"aten::new_zeros", "aten::new_ones", "aten::new_full",
+       "aten::zeros_like", "aten::ones_like", "aten::full_like"},
+      llvm::StringRef(node->kind().toQualString()));
+}
+
+namespace {
+/// Computes the tensors that depend on no input and no weight (a mask built
+/// with `x.new_zeros(...)` and assignments into its slices) by running
+/// their ops in program order, in-place ops included, and replaces each
+/// read of them by the value it reads there: a constant, then (after all
+/// folding) a `buffer` argument or an `nn.full`, see materializeConstants.
+/// The in-place ops on them disappear with the ops that computed them.
+class ConstantSubgraphFolder {
+public:
+  explicit ConstantSubgraphFolder(jit::Graph &graph) : graph(graph) {}
+
+  /// Returns whether the graph changed. Changes nothing when some value
+  /// that is read cannot be made a constant.
+  bool run();
+
+private:
+  /// A read of a computed value by an op that is not computed here.
+  struct Escape {
+    jit::Value *value;
+    jit::Node *reader; ///< a top-level node
+    c10::IValue snapshot;
+  };
+
+  bool tryRun(jit::Node *node);
+  void escapeInputs(jit::Node *node, jit::Node *topLevel);
+  void forgetAliases(const at::Tensor &tensor);
+  jit::Value *materialize(const c10::IValue &value, jit::Node *before);
+
+  jit::Graph &graph;
+  std::unordered_map<jit::Value *, c10::IValue> known;
+  std::vector<jit::Node *> computed;
+  std::vector<Escape> escapes;
+  /// Tensors snapshot per value at the version they had, so that reads of
+  /// an unchanged tensor share one constant.
+  std::unordered_map<jit::Value *, std::pair<int64_t, c10::IValue>> snapshots;
+};
+} // namespace
+
+/// Whether jit::Graph::insertConstant takes `value`, or materialize makes
+/// it from parts.
+static bool isMaterializable(const c10::IValue &value) {
+  if (value.isTensor() || value.isInt() || value.isDouble() ||
+      value.isBool() || value.isNone() || value.isString() ||
+      value.isIntList() || value.isDoubleList() || value.isBoolList() ||
+      value.isDevice())
+    return true;
+  if (value.isList())
+    return llvm::all_of(value.toListRef(), [](const c10::IValue &element) {
+      return element.isTensor();
+    });
+  return false;
+}
+
+bool ConstantSubgraphFolder::tryRun(jit::Node *node) {
+  if (!node->blocks().empty() || isRandom(node) || node->hasSideEffects() ||
+      node->outputs().empty())
+    return false;
+  jit::Stack stack;
+  bool computedInput = false;
+  for (auto [index, input] : llvm::enumerate(node->inputs())) {
+    auto it = known.find(input);
+    if (it != known.end()) {
+      stack.push_back(it->second);
+      computedInput = true;
+      continue;
+    }
+    if (c10::optional<c10::IValue> constant = jit::toIValue(input)) {
+      // The graph's constants must not change under in-place ops.
+      stack.push_back(constant->isTensor()
+                          ? c10::IValue(constant->toTensor().clone())
+                          : *constant);
+      continue;
+    }
+    auto type = input->type()->cast<c10::TensorType>();
+    if (index != 0 || !type || !readsOnlyTypeOfFirstInput(node))
+      return false;
+    c10::optional<at::Tensor> example = makeExample(*type, /*onMeta=*/false);
+    if (!example)
+      return false;
+    stack.push_back(*example);
+    computedInput = true;
+  }
+  // Ops on constants alone are constant propagation's, unless they write.
+  if (!computedInput && !isInPlace(node))
+    return false;
+  if (node->kind() == c10::prim::ListConstruct) {
+    auto listType = node->output()->type()->cast<c10::ListType>();
+    if (!listType)
+      return false;
+    c10::impl::GenericList list(listType->getElementType());
+    for (c10::IValue &element : stack)
+      list.push_back(std::move(element));
+    known[node->output()] = c10::IValue(std::move(list));
+    return true;
+  }
+  if (node->kind() == c10::prim::ListUnpack) {
+    if (stack.size() != 1 || !stack[0].isList() ||
+        stack[0].toListRef().size() != node->outputs().size())
+      return false;
+    for (auto [output, element] :
+         llvm::zip(node->outputs(), stack[0].toListRef()))
+      known[output] = element;
+    return true;
+  }
+  const jit::Operator *op = node->maybeOperator();
+  if (!op)
+    return false;
+  try {
+    op->getOperation(node)(stack);
+  } catch (const std::exception &) {
+    return false;
+  }
+  if (stack.size() != node->outputs().size())
+    return false;
+  for (auto [output, value] : llvm::zip(node->outputs(), stack))
+    known[output] = value;
+  return true;
+}
+
+void ConstantSubgraphFolder::forgetAliases(const at::Tensor &tensor) {
+  for (auto it = known.begin(); it != known.end();) {
+    if (it->second.isTensor() && it->second.toTensor().is_alias_of(tensor))
+      it = known.erase(it);
+    else
+      ++it;
+  }
+}
+
+void ConstantSubgraphFolder::escapeInputs(jit::Node *node,
+                                          jit::Node *topLevel) {
+  for (jit::Value *input : node->inputs()) {
+    auto it = known.find(input);
+    if (it == known.end())
+      continue;
+    c10::IValue snapshot = it->second;
+    if (snapshot.isTensor()) {
+      // The value as it is now: later in-place ops must not reach it.
+      const at::Tensor &tensor = snapshot.toTensor();
+      auto &[version, copy] = snapshots[input];
+      if (copy.isNone() || version != tensor._version())
+        snapshots[input] = {tensor._version(), tensor.clone()};
+      snapshot = snapshots[input].second;
+    } else if (snapshot.isList()) {
+      c10::impl::GenericList list(snapshot.toList().elementType());
+      for (const c10::IValue &element : snapshot.toListRef())
+        list.push_back(element.isTensor() ? c10::IValue(element.toTensor().clone())
+                                          : element);
+      snapshot = c10::IValue(std::move(list));
+    }
+    escapes.push_back({input, topLevel, snapshot});
+  }
+  for (jit::Block *block : node->blocks()) {
+    for (jit::Node *nested : block->nodes())
+      escapeInputs(nested, topLevel);
+    escapeInputs(block->return_node(), topLevel);
+  }
+}
+
+jit::Value *ConstantSubgraphFolder::materialize(const c10::IValue &value,
+                                                jit::Node *before) {
+  jit::WithInsertPoint insertPoint(before);
+  if (value.isList() && !value.isIntList() && !value.isDoubleList() &&
+      !value.isBoolList()) {
+    std::vector<jit::Value *> elements;
+    for (const c10::IValue &element : value.toListRef())
+      elements.push_back(graph.insertConstant(element));
+    jit::Node *list =
+        graph.createList(value.toList().elementType(), elements);
+    list->insertBefore(before);
+    return list->output();
+  }
+  return graph.insertConstant(value);
+}
+
+bool ConstantSubgraphFolder::run() {
+  at::NoGradGuard noGrad;
+  std::vector<jit::Node *> nodes(graph.nodes().begin(), graph.nodes().end());
+  for (jit::Node *node : nodes) {
+    if (node->kind() == c10::prim::Constant)
+      continue;
+    if (tryRun(node)) {
+      computed.push_back(node);
+      continue;
+    }
+    escapeInputs(node, node);
+    // An op computed here no longer knows a tensor that another writes.
+    if (isInPlace(node))
+      for (jit::Value *input : node->inputs())
+        if (auto it = known.find(input);
+            it != known.end() && it->second.isTensor())
+          forgetAliases(it->second.toTensor());
+  }
+  escapeInputs(graph.return_node(), graph.return_node());
+  if (escapes.empty() && computed.empty())
+    return false;
+  for (const Escape &escape : escapes)
+    if (!isMaterializable(escape.snapshot))
+      return false;
+
+  // The reads, each of its own snapshot; then the computing ops, last
+  // first (none is read any more).
+  std::map<std::pair<jit::Value *, const void *>, jit::Value *> made;
+  for (const Escape &escape : escapes) {
+    const void *identity = escape.snapshot.isTensor()
+                               ? escape.snapshot.toTensor().unsafeGetTensorImpl()
+                               : nullptr;
+    jit::Value *&constant = made[{escape.value, identity}];
+    if (!constant || !identity || !constant->node()->isBefore(escape.reader))
+      constant = materialize(escape.snapshot, escape.reader);
+    // Named after the value and the module whose code computed it.
+    if (escape.value->hasDebugName())
+      constant->setDebugName(escape.value->debugNameBase());
+    constant->node()->copyMetadata(escape.value->node());
+    std::function<void(jit::Node *)> replace = [&](jit::Node *node) {
+      node->replaceInputWith(escape.value, constant);
+      for (jit::Block *block : node->blocks()) {
+        for (jit::Node *nested : block->nodes())
+          replace(nested);
+        replace(block->return_node());
+      }
+    };
+    replace(escape.reader);
+  }
+  for (jit::Node *node : llvm::reverse(computed)) {
+    if (llvm::any_of(node->outputs(),
+                     [](jit::Value *output) { return output->hasUses(); }))
+      continue;
+    node->destroy();
+  }
+  return true;
+}
+
+/// Replaces each constant tensor of rank 1 and more that an op reads: by
+/// `aten::full` (nn.full) when it is a floating-point tensor of one value,
+/// else by a new `buffer` argument named after the module whose code
+/// computed it (`features.1.1.attn.attn_mask`), whose value goes into the
+/// weights directory. (Constants of rank 0 stay: the converter reads them
+/// as numbers.)
+static void materializeConstants(jit::Graph &graph, jit::Module &module,
+                                 PreparedGraph &prepared) {
+  std::set<std::string> taken;
+  for (const auto &parameter : module.named_parameters(/*recurse=*/true))
+    taken.insert(parameter.name);
+  for (const auto &buffer : module.named_buffers(/*recurse=*/true))
+    taken.insert(buffer.name);
+  for (const LiftedTensor &lifted : prepared.lifted)
+    taken.insert(lifted.name);
+  std::vector<jit::Node *> constants;
+  for (jit::Node *node : getAllNodes(graph))
+    if (node->kind() == c10::prim::Constant && node->output()->hasUses() &&
+        node->output()->type()->cast<c10::TensorType>())
+      constants.push_back(node);
+  for (jit::Node *node : constants) {
+    at::Tensor tensor = node->t(c10::attr::value).detach().contiguous();
+    if (tensor.dim() == 0)
+      continue;
+    jit::Value *replacement;
+    if (tensor.is_floating_point() && tensor.numel() > 0 &&
+        tensor.eq(tensor.flatten()[0]).all().item<bool>()) {
+      jit::WithInsertPoint insertPoint(node);
+      jit::Value *none = graph.insertConstant(c10::IValue());
+      jit::Node *full = graph.create(
+          c10::Symbol::fromQualString("aten::full"),
+          {graph.insertConstant(tensor.sizes().vec()),
+           graph.insertConstant(tensor.flatten()[0].item<double>()),
+           graph.insertConstant(static_cast<int64_t>(tensor.scalar_type())),
+           none, none, none},
+          1);
+      full->insertBefore(node);
+      full->copyMetadata(node);
+      full->output()->setType(c10::TensorType::create(tensor));
+      replacement = full->output();
+    } else {
+      std::string path = getModulePath(node);
+      std::string leaf = node->output()->hasDebugName()
+                             ? node->output()->debugNameBase()
+                             : std::string("constant");
+      std::string base = path.empty() ? leaf : path + "." + leaf;
+      std::string name = base;
+      for (int k = 2; taken.count(name); ++k)
+        name = base + "." + std::to_string(k);
+      taken.insert(name);
+      replacement = graph.addInput();
+      replacement->setType(c10::TensorType::create(tensor));
+      prepared.lifted.push_back({name, tensor, /*isBuffer=*/true});
+    }
+    node->output()->replaceAllUsesWith(replacement);
+  }
 }
 
 //===----------------------------------------------------------------------===//
@@ -655,8 +1369,56 @@ static LogicalResult checkShapes(jit::Graph &graph, Location fileLoc) {
   return success();
 }
 
+/// The text of an exception's message: a constant, or `"...{}...".format(...)`
+/// of constants (constant propagation leaves aten::format).
+static c10::optional<c10::IValue> formatMessage(jit::Value *message) {
+  if (c10::optional<c10::IValue> constant = jit::toIValue(message))
+    return constant;
+  jit::Node *format = message->node();
+  if (!isKind(format, "aten::format") || format->inputs().empty())
+    return c10::nullopt;
+  c10::optional<c10::IValue> pattern = jit::toIValue(format->input(0));
+  if (!pattern || !pattern->isString())
+    return c10::nullopt;
+  llvm::StringRef rest = pattern->toStringRef();
+  std::ostringstream text;
+  for (size_t i = 1; i < format->inputs().size(); ++i) {
+    c10::optional<c10::IValue> argument = jit::toIValue(format->input(i));
+    size_t at = rest.find("{}");
+    if (!argument || at == llvm::StringRef::npos)
+      return c10::nullopt;
+    text << rest.take_front(at).str();
+    if (argument->isString())
+      text << argument->toStringRef();
+    else
+      text << *argument;
+    rest = rest.drop_front(at + 2);
+  }
+  text << rest.str();
+  return c10::IValue(text.str());
+}
+
 static LogicalResult checkStraightLine(jit::Graph &graph, Location fileLoc) {
   for (jit::Node *node : graph.nodes()) {
+    // A `raise` (or a failed `assert`) that the inputs' shapes reach.
+    if (node->kind() == c10::prim::RaiseException) {
+      c10::optional<c10::IValue> message;
+      if (!node->inputs().empty())
+        message = formatMessage(node->input(0));
+      auto diag = emitError(getNodeLocation(node, fileLoc))
+                  << "the model raises an exception for the given input "
+                     "shapes";
+      c10::optional<c10::IValue> kind = node->inputs().size() < 2
+                                            ? c10::nullopt
+                                            : jit::toIValue(node->input(1));
+      if (kind && kind->isString()) {
+        llvm::StringRef name = kind->toStringRef();
+        diag << ": " << name.substr(name.rfind('.') + 1); // builtins.
+      }
+      if (message && message->isString())
+        diag << ": " << message->toStringRef();
+      return diag;
+    }
     if (node->kind() != c10::prim::If && node->kind() != c10::prim::Loop)
       continue;
     return emitError(getNodeLocation(node, fileLoc))
@@ -699,6 +1461,15 @@ static LogicalResult setInputTypes(jit::Graph &graph,
   }
   prepared.inputNames = std::move(names);
   return success();
+}
+
+/// Drops the results that are None (a scripted GoogLeNet returns its
+/// auxiliary outputs as None in training mode without auxiliary logits):
+/// the function returns the others, in order.
+static void dropNoneResults(jit::Graph &graph) {
+  for (size_t i = graph.outputs().size(); i-- > 0;)
+    if (graph.outputs()[i]->type()->kind() == c10::TypeKind::NoneType)
+      graph.eraseOutput(i);
 }
 
 /// Removes the lifted inputs that nothing reads any more.
@@ -762,10 +1533,15 @@ torchscript::prepareGraph(jit::Module &module,
     return failure();
 
   foldToFixpoint(prepared.graph);
-  if (failed(removeMutation(prepared.graph, prepared, fileLoc)))
-    return failure();
+  functionalize(prepared.graph);
   jit::LowerAllTuples(prepared.graph);
   foldToFixpoint(prepared.graph);
+  if (ConstantSubgraphFolder(graph).run())
+    foldToFixpoint(prepared.graph);
+  if (failed(removeMutation(prepared.graph, prepared, fileLoc)))
+    return failure();
+  materializeConstants(graph, module, prepared);
+  dropNoneResults(graph);
   dropUnusedLifted(graph, prepared);
   sortLifted(module, prepared);
   if (failed(checkStraightLine(graph, fileLoc)) ||

@@ -63,6 +63,20 @@ class ReversedHardtanh(nn.Module):
         return F.hardtanh(x, 2.0, -1.0)
 
 
+class WritesReadView(nn.Module):
+    def forward(self, x):
+        y = x * 2.0
+        y[:, :2].mul_(3.0)
+        return y + x
+
+
+class Raises(nn.Module):
+    def forward(self, x):
+        if x.shape[1] != 3:
+            raise ValueError("expected 3 channels, got {}".format(x.shape[1]))
+        return x
+
+
 MODELS = {
     "unsupported": Unsupported,
     "branch": DataDependentBranch,
@@ -71,6 +85,8 @@ MODELS = {
     "returns-number": ReturnsNumber,
     "labels": Labels,
     "reversed-hardtanh": ReversedHardtanh,
+    "writes-read-view": WritesReadView,
+    "raises": Raises,
 }
 
 
