@@ -103,7 +103,6 @@ def spec(name):
 
 # --- remat's generator (include/remat/Support/SplitMix.h, Random.h) ---------
 
-_M64 = np.uint64(0xFFFFFFFFFFFFFFFF)
 _INCREMENT = np.uint64(0x9E3779B97F4A7C15)
 
 
@@ -145,7 +144,7 @@ def seed_values(count):
     return [0x5EED0000 + 7919 * k for k in range(count)]
 
 
-class RemasRandom:
+class RematRandom:
     """Replaces PyTorch's dropout and stochastic depth by remat's masks,
     consuming the given seeds in call order."""
 
@@ -274,7 +273,7 @@ def eager_step(name, x, labels, seeds, dtype=torch.float32):
     model = build_model(name).to(dtype)
     x = x.to(dtype)
     before = {k: v.clone() for k, v in model.named_buffers()}
-    random = RemasRandom(seeds)
+    random = RematRandom(seeds)
     with random.patched():
         logits = model(x)
     if isinstance(logits, tuple):  # googlenet / inception outputs
@@ -371,6 +370,7 @@ def compare(expected, out_dir, reference64):
     missing = sorted(grads - set(expected))
     if missing:
         raise StageError("compare", f"{missing[0]}: PyTorch computes no such gradient")
+    judged["compared"] = len(expected)
     return worst, worst_name, judged
 
 
@@ -476,6 +476,7 @@ def check_form(name, form, module_path, size, directory, x, labels, args,
         worst, worst_name, judged = compare(expected, out, reference64)
         row["max_rel_error"], row["worst_tensor"] = worst, worst_name
         row["judged_fp64"], row["judged_noise"] = judged["fp64"], judged["noise"]
+        row["compared_tensors"] = judged["compared"]
         if not worst <= TOLERANCE:
             raise StageError("compare", f"{worst_name}: relative error "
                              f"{worst:.3g} > {TOLERANCE}")
@@ -626,7 +627,7 @@ def self_test(args):
         else:
             want = dropout_keep(seed, shape, module.p)
         # And the eager patch draws the same mask.
-        random = RemasRandom([seed])
+        random = RematRandom([seed])
         with random.patched():
             eager = module(x).detach().numpy() != 0
         same = np.array_equal(got, want) and np.array_equal(eager, want)
