@@ -644,6 +644,8 @@ def main():
                         help="comma-separated names (default: issue 19's 22)")
     parser.add_argument("--all", action="store_true",
                         help="all of torchvision.models.list_models()")
+    parser.add_argument("--skip", default="",
+                        help="comma-separated names to leave out")
     parser.add_argument("--forms", default="traced,scripted")
     parser.add_argument("--bin-dir", default=os.path.join(REPO, "build", "bin"))
     parser.add_argument("--work-dir", default="")
@@ -671,6 +673,8 @@ def main():
             names = [n for n in args.models.split(",") if n]
         else:
             names = list(SPECS)
+        skipped = set(args.skip.split(","))
+        names = [n for n in names if n not in skipped]
         rows = []
         for name in names:
             model_rows = check_model(name, args)
@@ -680,10 +684,10 @@ def main():
                       + (f" ({seconds:.0f} s)" if seconds is not None else ""),
                       file=sys.stderr, flush=True)
             rows.extend(model_rows)
+            if args.json:  # after each model: a long benchmark keeps its rows
+                with open(args.json, "w") as f:
+                    json.dump(rows, f, indent=1)
         print(table(rows))
-        if args.json:
-            with open(args.json, "w") as f:
-                json.dump(rows, f, indent=1)
         failed = [r for r in rows if r["status"] == "fail"]
         return 1 if failed and not args.allow_failures else 0
     finally:
