@@ -1,0 +1,699 @@
+#!/usr/bin/python3
+"""zoo_check.py - torchvision's classification models through remat, checked against PyTorch.
+
+  zoo_check.py [--models=a,b,...|--all] [--bin-dir DIR] [--work-dir DIR]
+               [--json FILE] [--allow-failures] [--keep] [--forms traced,scripted]
+  zoo_check.py --self-test [--bin-dir DIR] [--work-dir DIR]
+
+For each model (default: issue 19's 22; --all: every model of
+torchvision.models.list_models(module=torchvision.models), a benchmark),
+num_classes=10, batch 2, 64x64 inputs unless SPECS says otherwise, weights
+drawn by torch.manual_seed(0):
+
+ 1. export: torch.jit.trace and torch.jit.script of the model in training
+    mode (a model torch.jit.script rejects gets the row "not scriptable",
+    which is not a failure); the saved module's buffers are those of the
+    model before tracing ran its forward;
+ 2. import: remat-import MODEL.pt --input-shape=2x3xSxSxf32 (timed);
+ 3. autodiff: remat-opt --remat-autodiff=loss=cross-entropy;
+ 4. run: remat-run STEP.mlir --inputs DIR, where DIR holds x (normal(0, 1)
+    from a seeded torch generator), labels (uniform below 10) and one value
+    per argument of role "seed";
+ 5. compare: the loss, every gradient and every updated batch-norm running
+    statistic against PyTorch's fp32 autograd on the eager model (same
+    weights, same inputs): each tensor's largest difference within 5e-3 of
+    its largest magnitude (the reported error is the worst of these ratios;
+    see compare() for tensors that are rounding noise in PyTorch itself);
+ 6. remat: remat-opt STEP.mlir --budget=P% --solver=heuristic for P = 99.5,
+    99, 98, ... until the result holds a remat.recompute_of (see
+    rematerialize() for budgets the heuristic cannot meet), and remat-run of
+    it with --reference STEP.mlir: every result bit-identical.
+
+Random ops: the imported function's seed arguments are in the order of the
+forward's random ops. The check chooses each seed's value and, in the eager
+reference, replaces torch.nn.functional.dropout and torchvision's
+stochastic_depth with versions that consume those seeds in call order and draw
+remat's masks (include/remat/Execution/Random.h): with key = mix(seed) and
+uniform(key, i) = (mix(key + (i + 1) * 0x9e3779b97f4a7c15) >> 11) * 2^-53,
+dropout keeps element i (row-major) when uniform(key, i) >= p and scales by
+1 / (1 - p); nn.bernoulli(p) is 1 where uniform(key, i) < p. Dropout with
+p = 0 or outside training is the identity and takes no seed. --self-test
+checks this generator against remat-run's own dropout (and nn.bernoulli, when
+the importer converts stochastic depth) on tiny models.
+
+Prints a markdown table (model | form | status | loss/grad max rel error |
+recompute bit-identical | import seconds), status "pass" or the failing stage
+and the first line of its error; --json FILE writes the rows. Exits 1 when any
+row fails, unless --allow-failures. Runs one model at a time (no parallelism).
+Uses Debian's torch and torchvision (/usr/bin/python3); nothing is downloaded.
+"""
+
+import argparse
+import contextlib
+import copy
+import json
+import os
+import re
+import shutil
+import subprocess
+import sys
+import tempfile
+import time
+import warnings
+
+import numpy as np
+import torch
+import torch.nn.functional as F
+import torchvision
+from torchvision import models
+
+REPO = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+TOLERANCE = 5e-3
+BATCH = 2
+CLASSES = 10
+# Budgets tried in turn (of what the step needs as given) until the heuristic
+# recomputes; at batch 2 the weights are most of the peak.
+BUDGETS = ("99.5%", "99%", "98%", "97%", "95%", "90%", "80%", "70%", "50%")
+
+# Issue 19's 22 models: constructor options and input size (default 64).
+SPECS = {
+    "alexnet": {}, "vgg11_bn": {}, "resnet18": {}, "resnet50": {},
+    "resnext50_32x4d": {}, "wide_resnet50_2": {}, "squeezenet1_1": {},
+    "densenet121": {},
+    "googlenet": dict(aux_logits=False, init_weights=True),
+    "inception_v3": dict(aux_logits=False, init_weights=True, size=96),
+    "mobilenet_v2": {}, "mobilenet_v3_small": {}, "mobilenet_v3_large": {},
+    "mnasnet0_5": {}, "shufflenet_v2_x0_5": {}, "efficientnet_b0": {},
+    "efficientnet_v2_s": {}, "regnet_x_400mf": {}, "regnet_y_400mf": {},
+    "convnext_tiny": {}, "vit_b_16": dict(image_size=64), "swin_t": {},
+}
+# The other models of --all, where the defaults do not construct or run.
+EXTRA_SPECS = {
+    "vit_b_32": dict(image_size=64), "vit_l_16": dict(image_size=64),
+    "vit_l_32": dict(image_size=64), "vit_h_14": dict(image_size=56, size=56),
+    "maxvit_t": dict(size=224),
+}
+
+
+def spec(name):
+    kwargs = dict(SPECS.get(name, EXTRA_SPECS.get(name, {})))
+    size = kwargs.pop("size", 64)
+    return kwargs, size
+
+
+# --- remat's generator (include/remat/Support/SplitMix.h, Random.h) ---------
+
+_INCREMENT = np.uint64(0x9E3779B97F4A7C15)
+
+
+def mix_bits(z):
+    """splitmix64's finalizer on a uint64 array (wrapping arithmetic)."""
+    z = np.asarray(z, dtype=np.uint64)
+    with np.errstate(over="ignore"):
+        z = (z ^ (z >> np.uint64(30))) * np.uint64(0xBF58476D1CE4E5B9)
+        z = (z ^ (z >> np.uint64(27))) * np.uint64(0x94D049BB133111EB)
+        return z ^ (z >> np.uint64(31))
+
+
+def uniform(key, count):
+    """uniform(key, i) for i in [0, count), as float64."""
+    index = np.arange(count, dtype=np.uint64)
+    with np.errstate(over="ignore"):
+        bits = mix_bits(np.uint64(key) + (index + np.uint64(1)) * _INCREMENT)
+    return (bits >> np.uint64(11)).astype(np.float64) * 2.0 ** -53
+
+
+def seed_key(seed):
+    return mix_bits(np.array([seed], dtype=np.int64).view(np.uint64))[0]
+
+
+def dropout_keep(seed, shape, p):
+    """remat's dropout mask: 1 where element i is kept."""
+    count = int(np.prod(shape, dtype=np.int64))
+    return (uniform(seed_key(seed), count) >= p).reshape(shape)
+
+
+def bernoulli_ones(seed, shape, p):
+    """remat's nn.bernoulli(p): 1 where uniform(key, i) < p."""
+    count = int(np.prod(shape, dtype=np.int64))
+    return (uniform(seed_key(seed), count) < p).reshape(shape)
+
+
+def seed_values(count):
+    """The seed values the check writes, in argument order."""
+    return [0x5EED0000 + 7919 * k for k in range(count)]
+
+
+class RematRandom:
+    """Replaces PyTorch's dropout and stochastic depth by remat's masks,
+    consuming the given seeds in call order."""
+
+    def __init__(self, seeds):
+        self.seeds = list(seeds)
+        self.used = 0
+
+    def _next(self):
+        if self.used >= len(self.seeds):
+            raise RuntimeError(
+                f"the forward draws more random masks than the "
+                f"{len(self.seeds)} seed argument(s)")
+        self.used += 1
+        return self.seeds[self.used - 1]
+
+    def dropout(self, input, p=0.5, training=True, inplace=False):
+        if not training or p == 0.0:
+            return input
+        keep = dropout_keep(self._next(), tuple(input.shape), p)
+        mask = torch.from_numpy(keep.astype(np.float32)).to(input.dtype)
+        return input * mask * (1.0 / (1.0 - p))
+
+    def stochastic_depth(self, input, p, mode, training=True):
+        if not training or p == 0.0:
+            return input
+        survival = 1.0 - p
+        size = ([input.shape[0]] + [1] * (input.ndim - 1) if mode == "row"
+                else [1] * input.ndim)
+        noise = torch.from_numpy(
+            bernoulli_ones(self._next(), tuple(size), survival)
+            .astype(np.float32)).to(input.dtype)
+        if survival > 0.0:
+            noise = noise / survival
+        return input * noise
+
+    @contextlib.contextmanager
+    def patched(self):
+        depth_module = sys.modules["torchvision.ops.stochastic_depth"]
+        saved = (F.dropout, depth_module.stochastic_depth)
+        F.dropout = self.dropout
+        depth_module.stochastic_depth = self.stochastic_depth
+        try:
+            yield self
+        finally:
+            F.dropout, depth_module.stochastic_depth = saved
+
+
+# --- running the tools ------------------------------------------------------
+
+class StageError(Exception):
+    def __init__(self, stage, message):
+        super().__init__(f"{stage}: {message}")
+        self.stage = stage
+        self.message = message
+
+
+def first_line(text, limit=200):
+    for line in text.splitlines():
+        line = line.strip()
+        if line:
+            # Paths of Python sources and of the work directory by base name.
+            line = re.sub(r"(/[^\s:'\"]+)+/([^/\s:'\"]+)", r"\2", line)
+            return line[:limit]
+    return ""
+
+
+def run_tool(stage, command, timeout):
+    try:
+        done = subprocess.run(command, capture_output=True, text=True,
+                              timeout=timeout)
+    except subprocess.TimeoutExpired:
+        raise StageError(stage, f"timed out after {timeout} s")
+    if done.returncode != 0:
+        message = first_line(done.stderr) or first_line(done.stdout) or \
+            f"exit status {done.returncode}"
+        raise StageError(stage, message)
+    return done
+
+
+_ARG = re.compile(r"%arg\d+: tensor<([^>]*)>\s*\{([^}]*)\}")
+_ATTR = re.compile(r'(remat\.\w+) = "([^"]*)"')
+_DTYPES = {"f32": np.float32, "f64": np.float64, "i64": np.int64,
+           "i32": np.int32}
+
+
+def signature(mlir_path):
+    """The arguments of the file's first function: (name, role, shape, dtype)."""
+    with open(mlir_path) as f:
+        for line in f:
+            if "func.func" in line:
+                header = line.split(") ->")[0]
+                break
+        else:
+            raise StageError("autodiff", f"no function in {mlir_path}")
+    arguments = []
+    for type_text, attrs in _ARG.findall(header):
+        values = dict(_ATTR.findall(attrs))
+        *dims, element = type_text.split("x")
+        arguments.append((values.get("remat.name", ""),
+                          values.get("remat.role", "input"),
+                          tuple(int(d) for d in dims), _DTYPES.get(element)))
+    return arguments
+
+
+# --- the eager reference ----------------------------------------------------
+
+def build_model(name):
+    kwargs, _ = spec(name)
+    torch.manual_seed(0)
+    return models.get_model(name, num_classes=CLASSES, **kwargs).train() \
+        if hasattr(models, "get_model") else \
+        getattr(models, name)(num_classes=CLASSES, **kwargs).train()
+
+
+def draw_inputs(size):
+    generator = torch.Generator().manual_seed(0)
+    x = torch.randn(BATCH, 3, size, size, generator=generator)
+    labels = torch.randint(0, CLASSES, (BATCH,), generator=generator)
+    return x, labels
+
+
+def eager_step(name, x, labels, seeds, dtype=torch.float32):
+    """PyTorch's loss, gradients and updated running statistics on the eager
+    model (in dtype), with remat's random masks; and how many seeds the
+    forward used."""
+    model = build_model(name).to(dtype)
+    x = x.to(dtype)
+    before = {k: v.clone() for k, v in model.named_buffers()}
+    random = RematRandom(seeds)
+    with random.patched():
+        logits = model(x)
+    if isinstance(logits, tuple):  # googlenet / inception outputs
+        logits = logits[0]
+    loss = F.cross_entropy(logits, labels)
+    loss.backward()
+    expected = {"loss": loss.detach().numpy()}
+    for pname, param in model.named_parameters():
+        if param.grad is not None:
+            expected[pname + ".grad"] = param.grad.numpy()
+    for bname, value in model.named_buffers():
+        if value.is_floating_point() and not torch.equal(value, before[bname]):
+            expected[bname] = value.detach().numpy()
+    return expected, random.used
+
+
+# --- one model --------------------------------------------------------------
+
+def export(name, size, directory, forms):
+    """Saves the traced and scripted modules; returns {form: path or error}."""
+    x = torch.randn(BATCH, 3, size, size)
+    result = {}
+    for form in forms:
+        model = build_model(name)
+        state = copy.deepcopy(model.state_dict())
+        path = os.path.join(directory, f"{name}.{form}.pt")
+        try:
+            with warnings.catch_warnings():  # TracerWarnings of the models
+                warnings.simplefilter("ignore")
+                if form == "traced":
+                    module = torch.jit.trace(model, x, check_trace=False)
+                else:
+                    module = torch.jit.script(model)
+            # Tracing ran the forward in training mode: restore the buffers
+            # (running statistics) the eager reference starts from.
+            with torch.no_grad():
+                for bname, value in module.named_buffers():
+                    value.copy_(state[bname])
+            module.save(path)
+            result[form] = path
+        except Exception as error:  # noqa: BLE001 - PyTorch's own refusal
+            result[form] = StageError(
+                "not scriptable" if form == "scripted" else "export",
+                first_line(str(error)) or type(error).__name__)
+    return result
+
+
+def relative_error(got, want):
+    """max |got - want| over max |want| (the difference itself when want is 0)."""
+    diff = np.abs(got.astype(np.float64) - want.astype(np.float64))
+    largest = float(np.abs(want.astype(np.float64)).max()) if want.size else 0.0
+    error = float(diff.max()) if diff.size else 0.0
+    return error / largest if largest > 0 else error
+
+
+def compare(expected, out_dir, reference64):
+    """Checks remat-run's results against PyTorch's fp32 ones. Returns the
+    worst relative error, its tensor, and the tensors judged against fp64.
+
+    A tensor within TOLERANCE of PyTorch's fp32 value passes. Otherwise
+    PyTorch's fp64 autograd (reference64(), computed on demand) decides: the
+    tensor passes when it is within TOLERANCE of the fp64 value (PyTorch's own
+    fp32 result was the farther one), or when it is rounding noise, i.e.
+    PyTorch's fp32 value itself is not within TOLERANCE of fp64 (a gradient
+    that is zero in exact arithmetic, such as the bias of a batch norm whose
+    output only feeds another batch norm), and remat's difference from fp64
+    is at most 4 times PyTorch fp32's. Such tensors count in the worst error
+    by their relative error against fp64 (noise: not at all)."""
+    produced = {f[:-4] for f in os.listdir(out_dir) if f.endswith(".npy")}
+    worst, worst_name, judged = 0.0, "", {"fp64": [], "noise": []}
+    for key, want in expected.items():
+        if key not in produced:
+            raise StageError("compare", f"remat-run wrote no {key}")
+        got = np.load(os.path.join(out_dir, key + ".npy"))
+        if got.shape != want.shape:
+            raise StageError("compare", f"{key}: shape {list(got.shape)} "
+                             f"instead of {list(want.shape)}")
+        relative = relative_error(got, want)
+        if not relative <= TOLERANCE:
+            want64 = reference64().get(key)
+            if want64 is not None:
+                if relative_error(got, want64) <= TOLERANCE:
+                    judged["fp64"].append(key)
+                    relative = relative_error(got, want64)
+                elif relative_error(want, want64) > TOLERANCE:
+                    ours = np.abs(got.astype(np.float64) - want64).max()
+                    theirs = np.abs(want.astype(np.float64) - want64).max()
+                    if ours <= 4 * theirs:
+                        judged["noise"].append(key)
+                        continue
+        if not relative <= worst:  # NaN counts as worst
+            worst, worst_name = relative, key
+    grads = {k for k in produced if k.endswith(".grad")}
+    missing = sorted(grads - set(expected))
+    if missing:
+        raise StageError("compare", f"{missing[0]}: PyTorch computes no such gradient")
+    judged["compared"] = len(expected)
+    return worst, worst_name, judged
+
+
+def rematerialize(step, remat, args):
+    """remat-opt --solver=heuristic at the first budget of BUDGETS whose
+    result recomputes (holds a remat.recompute_of). A budget the heuristic
+    cannot meet is replaced by the smallest arguments + arena it reached;
+    when no budget it meets makes it recompute (the peak is where the largest
+    weight gradient is formed, as in alexnet), its smallest-peak schedule for
+    an unmet 50% (--strict=false) is used. Returns the budget."""
+    tool = os.path.join(args.bin_dir, "remat-opt")
+
+    def recomputes(budget, *extra):
+        run_tool("remat", [tool, step, f"--budget={budget}",
+                           "--solver=heuristic", *extra, "-o", remat],
+                 args.timeout)
+        with open(remat) as f:
+            return "remat.recompute_of" in f.read()
+
+    for budget in BUDGETS:
+        try:
+            if recomputes(budget):
+                return budget
+        except StageError as error:
+            asked = re.search(r"budget of (\d+) bytes", error.message)
+            reached = re.search(r"arguments \+ arena (\d+)", error.message)
+            if not asked or not reached:
+                break
+            # The smallest the heuristic reached, in bytes; shown as its
+            # share of what the step needs as given.
+            whole = int(asked.group(1)) / (float(budget[:-1]) / 100)
+            try:
+                if recomputes(reached.group(1) + "B"):
+                    return f"{100 * int(reached.group(1)) / whole:.2f}%"
+            except StageError:
+                pass
+            break
+    if recomputes("50%", "--strict=false"):
+        return "50%, unmet"
+    raise StageError("remat", "the heuristic does not recompute at any "
+                     "budget")
+
+
+def check_form(name, form, module_path, size, directory, x, labels, args,
+               reference_cache):
+    started = time.monotonic()
+    row = {"model": name, "form": form, "status": None, "stage": None,
+           "error": None, "max_rel_error": None, "worst_tensor": None,
+           "budget": None, "bit_identical": None,
+           "import_seconds": None}
+    bins = args.bin_dir
+    work = os.path.join(directory, form)
+    os.makedirs(work, exist_ok=True)
+    forward = os.path.join(work, "forward.mlir")
+    step = os.path.join(work, "step.mlir")
+    try:
+        start = time.monotonic()
+        run_tool("import", [os.path.join(bins, "remat-import"), module_path,
+                            f"--input-shape={BATCH}x3x{size}x{size}xf32",
+                            "-o", forward], args.timeout)
+        row["import_seconds"] = round(time.monotonic() - start, 2)
+        run_tool("autodiff", [os.path.join(bins, "remat-opt"), forward,
+                              "--remat-autodiff=loss=cross-entropy", "-o", step],
+                 args.timeout)
+
+        arguments = signature(step)
+        seeds = [a for a in arguments if a[1] == "seed"]
+        values = seed_values(len(seeds))
+        inputs = os.path.join(work, "inputs")
+        os.makedirs(inputs, exist_ok=True)
+        for (arg_name, role, shape, dtype) in arguments:
+            if role == "input":
+                np.save(os.path.join(inputs, arg_name + ".npy"), x.numpy())
+            elif role == "label":
+                np.save(os.path.join(inputs, arg_name + ".npy"), labels.numpy())
+        for (arg_name, _, _, _), value in zip(seeds, values):
+            np.save(os.path.join(inputs, arg_name + ".npy"),
+                    np.array(value, dtype=np.int64))
+
+        if len(values) not in reference_cache:
+            try:
+                reference_cache[len(values)] = eager_step(
+                    name, x, labels, values)
+            except Exception as error:  # noqa: BLE001
+                raise StageError("reference", first_line(str(error)))
+        expected, used = reference_cache[len(values)]
+        if used != len(values):
+            raise StageError("reference", f"PyTorch's forward draws {used} "
+                             f"random masks, the function has {len(values)} "
+                             f"seed arguments")
+
+        out = os.path.join(work, "out")
+        run_tool("run", [os.path.join(bins, "remat-run"), step, "--inputs",
+                         inputs, "--output-dir", out], args.timeout)
+        key64 = (len(values), "f64")
+
+        def reference64():
+            if key64 not in reference_cache:
+                reference_cache[key64] = eager_step(
+                    name, x, labels, values, torch.float64)
+            return reference_cache[key64][0]
+
+        worst, worst_name, judged = compare(expected, out, reference64)
+        row["max_rel_error"], row["worst_tensor"] = worst, worst_name
+        row["judged_fp64"], row["judged_noise"] = judged["fp64"], judged["noise"]
+        row["compared_tensors"] = judged["compared"]
+        if not worst <= TOLERANCE:
+            raise StageError("compare", f"{worst_name}: relative error "
+                             f"{worst:.3g} > {TOLERANCE}")
+
+        remat = os.path.join(work, "step-remat.mlir")
+        row["budget"] = rematerialize(step, remat, args)
+        done = run_tool("reference-run",
+                        [os.path.join(bins, "remat-run"), remat, "--inputs",
+                         inputs, "--reference", step], args.timeout)
+        match = re.search(r"reference: (\d+) of (\d+) results bit-identical",
+                          done.stdout + done.stderr)
+        if not match or match.group(1) != match.group(2):
+            raise StageError("reference-run", "results differ from the "
+                             "unrematerialized step")
+        row["bit_identical"] = f"{match.group(1)}/{match.group(2)}"
+        row["status"] = "pass"
+    except StageError as error:
+        row["status"] = "fail"
+        row["stage"], row["error"] = error.stage, error.message
+    row["seconds"] = round(time.monotonic() - started, 1)
+    return row
+
+
+def check_model(name, args):
+    _, size = spec(name)
+    directory = os.path.join(args.work_dir, name)
+    os.makedirs(directory, exist_ok=True)
+    rows = []
+    try:
+        exported = export(name, size, directory, args.forms)
+    except Exception as error:  # noqa: BLE001 - the constructor failed
+        return [dict(model=name, form=form, status="fail", stage="export",
+                     error=first_line(str(error))) for form in args.forms]
+    x, labels = draw_inputs(size)
+    reference_cache = {}
+    for form in args.forms:
+        path = exported[form]
+        if isinstance(path, StageError):
+            rows.append(dict(model=name, form=form,
+                             status="not scriptable" if path.stage ==
+                             "not scriptable" else "fail",
+                             stage=path.stage, error=path.message))
+            continue
+        rows.append(check_form(name, form, path, size, directory, x, labels,
+                               args, reference_cache))
+    if not args.keep:
+        shutil.rmtree(directory, ignore_errors=True)
+    return rows
+
+
+# --- output -----------------------------------------------------------------
+
+def status_text(row):
+    if row["status"] == "pass":
+        return "pass"
+    if row["status"] == "not scriptable":
+        return f"not scriptable ({row['error']})"
+    return f"{row['stage']}: {row['error']}".replace("|", "\\|")
+
+
+def table(rows):
+    lines = ["| model | form | status | loss/grad max rel error | "
+             "recompute bit-identical | import seconds |",
+             "|---|---|---|---|---|---|"]
+    for row in rows:
+        error = row.get("max_rel_error")
+        error_text = "" if error is None else f"{error:.2g}"
+        notes = [f"{len(row[key])} {text}" for key, text in
+                 (("judged_fp64", "vs fp64"), ("judged_noise", "at noise"))
+                 if row.get(key)]
+        if notes:
+            error_text += f" ({', '.join(notes)})"
+        identical = row.get("bit_identical")
+        identical_text = "" if identical is None else \
+            f"yes ({identical} at {row['budget']})"
+        seconds = row.get("import_seconds")
+        lines.append(f"| {row['model']} | {row['form']} | {status_text(row)} "
+                     f"| {error_text} | {identical_text} | "
+                     f"{'' if seconds is None else seconds} |")
+    return "\n".join(lines)
+
+
+# --- self-test of the generator ---------------------------------------------
+
+class _Dropout(torch.nn.Module):
+    def __init__(self, p):
+        super().__init__()
+        self.p = p
+
+    def forward(self, x):
+        return F.dropout(x, self.p, True)
+
+
+class _Depth(torch.nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.depth = torchvision.ops.StochasticDepth(0.4, "row")
+
+    def forward(self, x):
+        return self.depth(x)
+
+
+def self_test(args):
+    """remat-run's dropout (and bernoulli) masks equal mix_bits/uniform's."""
+    bins = args.bin_dir
+    directory = os.path.join(args.work_dir, "self-test")
+    os.makedirs(directory, exist_ok=True)
+    ok = True
+    # splitmix64 seeded with 0 first returns mix(0x9e3779b97f4a7c15) =
+    # 0xe220a8397b1dcdaf (the reference C implementation's first output).
+    if int(mix_bits(np.array([0x9E3779B97F4A7C15], dtype=np.uint64))[0]) \
+            != 0xE220A8397B1DCDAF:
+        print("mix_bits differs from splitmix64's finalizer")
+        ok = False
+    cases = [("dropout-0.5", _Dropout(0.5), (3, 5, 7), 12345),
+             ("dropout-0.3", _Dropout(0.3), (2, 1000), 2 ** 62 + 17),
+             ("stochastic-depth", _Depth(), (64, 3, 2), 99)]
+    for label, module, shape, seed in cases:
+        work = os.path.join(directory, label)
+        os.makedirs(os.path.join(work, "inputs"), exist_ok=True)
+        x = torch.ones(shape)
+        path = os.path.join(work, "model.pt")
+        torch.jit.trace(module.train(), x, check_trace=False).save(path)
+        mlir = os.path.join(work, "model.mlir")
+        try:
+            run_tool("import", [os.path.join(bins, "remat-import"), path,
+                                "--input-shape=" + "x".join(map(str, shape)) +
+                                "xf32", "-o", mlir], args.timeout)
+        except StageError as error:
+            print(f"{label}: skipped (import: {error.message})")
+            continue
+        seeds = [a for a in signature(mlir) if a[1] == "seed"]
+        if len(seeds) != 1:
+            print(f"{label}: {len(seeds)} seed arguments instead of 1")
+            ok = False
+            continue
+        np.save(os.path.join(work, "inputs", "x.npy"), x.numpy())
+        np.save(os.path.join(work, "inputs", seeds[0][0] + ".npy"),
+                np.array(seed, dtype=np.int64))
+        out = os.path.join(work, "out")
+        run_tool("run", [os.path.join(bins, "remat-run"), mlir, "--inputs",
+                         os.path.join(work, "inputs"), "--output-dir", out],
+                 args.timeout)
+        got = np.load(os.path.join(out, "output.npy")) != 0
+        if isinstance(module, _Depth):  # rows kept with probability 1 - 0.4
+            want = np.broadcast_to(bernoulli_ones(seed, (shape[0], 1, 1), 0.6),
+                                   shape)
+        else:
+            want = dropout_keep(seed, shape, module.p)
+        # And the eager patch draws the same mask.
+        random = RematRandom([seed])
+        with random.patched():
+            eager = module(x).detach().numpy() != 0
+        same = np.array_equal(got, want) and np.array_equal(eager, want)
+        print(f"{label}: {'masks equal' if same else 'MASKS DIFFER'} "
+              f"({int(want.sum())} of {want.size} ones)")
+        ok = ok and same
+    print("self-test passed" if ok else "self-test FAILED")
+    return 0 if ok else 1
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--models", default="",
+                        help="comma-separated names (default: issue 19's 22)")
+    parser.add_argument("--all", action="store_true",
+                        help="all of torchvision.models.list_models()")
+    parser.add_argument("--skip", default="",
+                        help="comma-separated names to leave out")
+    parser.add_argument("--forms", default="traced,scripted")
+    parser.add_argument("--bin-dir", default=os.path.join(REPO, "build", "bin"))
+    parser.add_argument("--work-dir", default="")
+    parser.add_argument("--keep", action="store_true",
+                        help="keep each model's files in the work dir")
+    parser.add_argument("--json", default="")
+    parser.add_argument("--allow-failures", action="store_true")
+    parser.add_argument("--timeout", type=int, default=3600,
+                        help="seconds per tool run")
+    parser.add_argument("--self-test", action="store_true")
+    args = parser.parse_args()
+    args.forms = [f for f in args.forms.split(",") if f]
+    args.bin_dir = os.path.abspath(args.bin_dir)
+
+    temporary = None
+    if not args.work_dir:
+        temporary = tempfile.mkdtemp(prefix="zoo-check-")
+        args.work_dir = temporary
+    try:
+        if args.self_test:
+            return self_test(args)
+        if args.all:
+            names = models.list_models(module=models)
+        elif args.models:
+            names = [n for n in args.models.split(",") if n]
+        else:
+            names = list(SPECS)
+        skipped = set(args.skip.split(","))
+        names = [n for n in names if n not in skipped]
+        rows = []
+        for name in names:
+            model_rows = check_model(name, args)
+            for row in model_rows:
+                seconds = row.get("seconds")
+                print(f"{row['model']} {row['form']}: {status_text(row)}"
+                      + (f" ({seconds:.0f} s)" if seconds is not None else ""),
+                      file=sys.stderr, flush=True)
+            rows.extend(model_rows)
+            if args.json:  # after each model: a long benchmark keeps its rows
+                with open(args.json, "w") as f:
+                    json.dump(rows, f, indent=1)
+        print(table(rows))
+        failed = [r for r in rows if r["status"] == "fail"]
+        return 1 if failed and not args.allow_failures else 0
+    finally:
+        if temporary:
+            shutil.rmtree(temporary, ignore_errors=True)
+
+
+if __name__ == "__main__":
+    sys.exit(main())
