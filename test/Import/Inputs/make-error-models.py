@@ -55,6 +55,21 @@ class Labels(nn.Module):
         return F.cross_entropy(self.fc(x), labels)
 
 
+class ReflectPad(nn.Module):
+    def forward(self, x):
+        return F.pad(x, (1, 1), mode="reflect")
+
+
+class BernoulliOfProbabilities(nn.Module):
+    def forward(self, x):
+        return torch.bernoulli(torch.sigmoid(x))
+
+
+class RollFlattened(nn.Module):
+    def forward(self, x):
+        return torch.roll(x, 1)
+
+
 MODELS = {
     "unsupported": Unsupported,
     "branch": DataDependentBranch,
@@ -62,6 +77,9 @@ MODELS = {
     "inference-bn": InferenceBatchNorm,
     "returns-number": ReturnsNumber,
     "labels": Labels,
+    "reflect-pad": ReflectPad,
+    "bernoulli-probabilities": BernoulliOfProbabilities,
+    "roll-flattened": RollFlattened,
 }
 
 
