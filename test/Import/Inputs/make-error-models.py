@@ -77,6 +77,21 @@ class Raises(nn.Module):
         return x
 
 
+class ReflectPad(nn.Module):
+    def forward(self, x):
+        return F.pad(x, (1, 1), mode="reflect")
+
+
+class BernoulliOfProbabilities(nn.Module):
+    def forward(self, x):
+        return torch.bernoulli(torch.sigmoid(x))
+
+
+class RollFlattened(nn.Module):
+    def forward(self, x):
+        return torch.roll(x, 1)
+
+
 MODELS = {
     "unsupported": Unsupported,
     "branch": DataDependentBranch,
@@ -87,6 +102,9 @@ MODELS = {
     "reversed-hardtanh": ReversedHardtanh,
     "writes-read-view": WritesReadView,
     "raises": Raises,
+    "reflect-pad": ReflectPad,
+    "bernoulli-probabilities": BernoulliOfProbabilities,
+    "roll-flattened": RollFlattened,
 }
 
 
