@@ -1405,14 +1405,19 @@ static LogicalResult checkStraightLine(jit::Graph &graph, Location fileLoc) {
   return success();
 }
 
-/// Sets the type of each model input from the caller's full types.
+/// Sets the type of each model input from the caller's full types. The
+/// inputs are named as forward's Python parameters (as its schema says;
+/// the graph's own names may have changed in inlining).
 static LogicalResult setInputTypes(jit::Graph &graph,
+                                   const c10::FunctionSchema &schema,
                                    ArrayRef<RankedTensorType> inputTypes,
                                    PreparedGraph &prepared, Location fileLoc) {
   size_t modelInputs = graph.inputs().size() - 1; // without self
   std::vector<std::string> names;
   for (size_t i = 0; i < modelInputs; ++i)
-    names.push_back(graph.inputs()[i + 1]->debugNameBase());
+    names.push_back(i + 1 < schema.arguments().size()
+                        ? schema.arguments()[i + 1].name()
+                        : graph.inputs()[i + 1]->debugNameBase());
   if (inputTypes.size() != modelInputs) {
     auto diag = emitError(fileLoc)
                 << "the model's forward takes " << modelInputs << " input"
@@ -1502,7 +1507,8 @@ torchscript::prepareGraph(jit::Module &module,
   prepared.graph = forward->graph()->copy();
   jit::Graph &graph = *prepared.graph;
   inlineCalls(graph);
-  if (failed(setInputTypes(graph, inputTypes, prepared, fileLoc)))
+  if (failed(setInputTypes(graph, forward->function().getSchema(), inputTypes,
+                           prepared, fileLoc)))
     return failure();
   AttributeLifter lifter(graph, prepared, fileLoc);
   if (failed(lifter.run(module._ivalue())))

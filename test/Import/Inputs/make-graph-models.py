@@ -13,14 +13,15 @@ NAME.traced.pt) unless noted, and takes one 2x4x8x8 float input.
                  an nn.ModuleList of blocks with an nn.Sequential, a list item set by a
                  shape test, a warning and shape checks (scripted only: a
                  traced model has none of these)
-  none-results   a named tuple with None entries, as scripted GoogLeNet
-                 returns (scripted only: tracing returns tensors only)
+  none-results   GoogLeNet's forward in small: a named tuple with a None
+                 entry, the input reassigned in inlined methods (scripted
+                 only: tracing returns tensors only)
 """
 
 import os
 import sys
 import warnings
-from typing import List, NamedTuple, Optional
+from typing import List, NamedTuple, Optional, Tuple
 
 import torch
 import torch.nn as nn
@@ -95,16 +96,34 @@ class Outputs(NamedTuple):
 
 
 class NoneResults(nn.Module):
+    """GoogLeNet's forward in small: the input transformed and reassigned in
+    inlined methods, then a named tuple whose auxiliary entry is None."""
+
     def __init__(self):
         super().__init__()
         self.fc = nn.Linear(8, 3)
         self.aux = None
+        self.transform_input = True
 
-    def forward(self, x) -> Outputs:
+    def _transform_input(self, x: Tensor) -> Tensor:
+        if self.transform_input:
+            x0 = torch.unsqueeze(x[:, 0], 1) * 0.5
+            x = torch.cat((x0, x[:, 1:]), 1)
+        return x
+
+    def _forward(self, x: Tensor) -> Tuple[Tensor, Optional[Tensor]]:
         aux: Optional[Tensor] = None
         if self.aux is not None:
             aux = self.aux(x)
-        return Outputs(self.fc(x), aux)
+        return self.fc(x), aux
+
+    def forward(self, x) -> Outputs:
+        x = self._transform_input(x)
+        x, aux = self._forward(x)
+        if torch.jit.is_scripting():
+            if aux is None:
+                warnings.warn("Scripted NoneResults always returns Outputs")
+        return Outputs(x, aux)
 
 
 def main():
