@@ -813,9 +813,11 @@ static bool functionalizeLists(jit::Graph &graph) {
 }
 
 /// Runs shape propagation, shape-query folding, constant propagation and
-/// loop unrolling until nothing changes.
+/// loop unrolling until nothing changes. Each round may fold one more
+/// layer of shape checks (ViT-B/16's 12 attention blocks need more than
+/// 32 rounds); the bound only guards against a pass that keeps changing.
 static void foldToFixpoint(std::shared_ptr<jit::Graph> &graph) {
-  for (int round = 0; round < 32; ++round) {
+  for (int round = 0; round < 10000; ++round) {
     bool changed = propagateShapes(*graph);
     changed |= foldShapeQueries(*graph);
     changed |= jit::ConstantPropagation(graph);
@@ -1240,9 +1242,7 @@ bool ConstantSubgraphFolder::run() {
     jit::Value *&constant = made[{escape.value, identity}];
     if (!constant || !identity || !constant->node()->isBefore(escape.reader))
       constant = materialize(escape.snapshot, escape.reader);
-    // Named after the value and the module whose code computed it.
-    if (escape.value->hasDebugName())
-      constant->setDebugName(escape.value->debugNameBase());
+    // Named after the module whose code computed it.
     constant->node()->copyMetadata(escape.value->node());
     std::function<void(jit::Node *)> replace = [&](jit::Node *node) {
       node->replaceInputWith(escape.value, constant);
@@ -1266,7 +1266,7 @@ bool ConstantSubgraphFolder::run() {
 /// Replaces each constant tensor of rank 1 and more that an op reads: by
 /// `aten::full` (nn.full) when it is a floating-point tensor of one value,
 /// else by a new `buffer` argument named after the module whose code
-/// computed it (`features.1.1.attn.attn_mask`), whose value goes into the
+/// computed it (`features.1.1.attn.constant`), whose value goes into the
 /// weights directory. (Constants of rank 0 stay: the converter reads them
 /// as numbers.)
 static void materializeConstants(jit::Graph &graph, jit::Module &module,
@@ -1287,6 +1287,11 @@ static void materializeConstants(jit::Graph &graph, jit::Module &module,
     at::Tensor tensor = node->t(c10::attr::value).detach().contiguous();
     if (tensor.dim() == 0)
       continue;
+    // Constant propagation's constants have no call stack: they belong to
+    // the module of their first reader.
+    jit::Node *reader = node->output()->uses().front().user;
+    if (!node->callstack() && reader->callstack())
+      node->setCallStack(*reader->callstack());
     jit::Value *replacement;
     if (tensor.is_floating_point() && tensor.numel() > 0 &&
         tensor.eq(tensor.flatten()[0]).all().item<bool>()) {
@@ -1304,11 +1309,10 @@ static void materializeConstants(jit::Graph &graph, jit::Module &module,
       full->output()->setType(c10::TensorType::create(tensor));
       replacement = full->output();
     } else {
+      // Not the variable's name: scripted and traced forms name the value
+      // differently (Swin's `attn_mask` against `attn_mask3`).
       std::string path = getModulePath(node);
-      std::string leaf = node->output()->hasDebugName()
-                             ? node->output()->debugNameBase()
-                             : std::string("constant");
-      std::string base = path.empty() ? leaf : path + "." + leaf;
+      std::string base = path.empty() ? "constant" : path + ".constant";
       std::string name = base;
       for (int k = 2; taken.count(name); ++k)
         name = base + "." + std::to_string(k);

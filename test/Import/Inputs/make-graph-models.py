@@ -13,6 +13,8 @@ NAME.traced.pt) unless noted, and takes one 2x4x8x8 float input.
                  an nn.ModuleList of blocks with an nn.Sequential, a list item set by a
                  shape test, a warning and shape checks (scripted only: a
                  traced model has none of these)
+  deep-checks    100 steps, each branching on its input's shape (scripted
+                 only)
   none-results   GoogLeNet's forward in small: a named tuple with a None
                  entry, the input reassigned in inlined methods (scripted
                  only: tracing returns tensors only)
@@ -40,7 +42,7 @@ class ViewInPlace(nn.Module):
         return self.head(torch.flatten(y, 1))
 
 
-class Mask(nn.Module):
+class WindowMask(nn.Module):
     def __init__(self):
         super().__init__()
         self.window = 4
@@ -57,6 +59,15 @@ class Mask(nn.Module):
                 count += 1
         noise = torch.empty(x.shape[1], 1, 1).fill_(0.5)
         return x * noise + mask
+
+
+class Mask(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.attn = WindowMask()
+
+    def forward(self, x):
+        return self.attn(x)
 
 
 class Block(nn.Module):
@@ -88,6 +99,29 @@ class Lists(nn.Module):
             features.append(block(features))
         y = torch.cat(features, 1)
         return y[:, sizes[0]:sizes[1]]
+
+
+class Step(nn.Module):
+    def forward(self, x):
+        if x.shape[-1] == 8:
+            y = x * 2.0
+        else:
+            y = x
+        return y
+
+
+class DeepChecks(nn.Module):
+    """A branch on the shape of each step's result, 100 steps deep: each
+    folds only once the step before it has."""
+
+    def __init__(self):
+        super().__init__()
+        self.steps = nn.ModuleList([Step() for _ in range(100)])
+
+    def forward(self, x):
+        for step in self.steps:
+            x = step(x)
+        return x
 
 
 class Outputs(NamedTuple):
@@ -133,6 +167,7 @@ def main():
     for name, make, trace in [("view-inplace", ViewInPlace, True),
                               ("mask", Mask, True),
                               ("lists", Lists, False),
+                              ("deep-checks", DeepChecks, False),
                               ("none-results", NoneResults, False)]:
         torch.manual_seed(0)
         model = make().train()
