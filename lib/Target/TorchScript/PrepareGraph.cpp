@@ -1115,8 +1115,11 @@ bool ConstantSubgraphFolder::tryRun(jit::Node *node) {
     stack.push_back(*example);
     computedInput = true;
   }
-  // Ops on constants alone are constant propagation's, unless they write.
-  if (!computedInput && !isInPlace(node))
+  // Ops on constants alone are constant propagation's. An in-place op
+  // writes a value computed here: a write into one of the graph's constants
+  // would reach its other readers, which are not computed here.
+  if (!computedInput ||
+      (isInPlace(node) && !known.count(node->input(0))))
     return false;
   if (node->kind() == c10::prim::ListConstruct) {
     auto listType = node->output()->type()->cast<c10::ListType>();
