@@ -837,9 +837,11 @@ static bool functionalizeLists(jit::Graph &graph) {
 }
 
 /// Runs shape propagation, shape-query folding, constant propagation and
-/// loop unrolling until nothing changes.
+/// loop unrolling until nothing changes. Each round may fold one more
+/// layer of shape checks (ViT-B/16's 12 attention blocks need more than
+/// 32 rounds); the bound only guards against a pass that keeps changing.
 static void foldToFixpoint(std::shared_ptr<jit::Graph> &graph) {
-  for (int round = 0; round < 32; ++round) {
+  for (int round = 0; round < 10000; ++round) {
     bool changed = propagateShapes(*graph);
     changed |= foldShapeQueries(*graph);
     changed |= jit::ConstantPropagation(graph);
@@ -1137,8 +1139,11 @@ bool ConstantSubgraphFolder::tryRun(jit::Node *node) {
     stack.push_back(*example);
     computedInput = true;
   }
-  // Ops on constants alone are constant propagation's, unless they write.
-  if (!computedInput && !isInPlace(node))
+  // Ops on constants alone are constant propagation's. An in-place op
+  // writes a value computed here: a write into one of the graph's constants
+  // would reach its other readers, which are not computed here.
+  if (!computedInput ||
+      (isInPlace(node) && !known.count(node->input(0))))
     return false;
   if (node->kind() == c10::prim::ListConstruct) {
     auto listType = node->output()->type()->cast<c10::ListType>();
@@ -1264,9 +1269,7 @@ bool ConstantSubgraphFolder::run() {
     jit::Value *&constant = made[{escape.value, identity}];
     if (!constant || !identity || !constant->node()->isBefore(escape.reader))
       constant = materialize(escape.snapshot, escape.reader);
-    // Named after the value and the module whose code computed it.
-    if (escape.value->hasDebugName())
-      constant->setDebugName(escape.value->debugNameBase());
+    // Named after the module whose code computed it.
     constant->node()->copyMetadata(escape.value->node());
     std::function<void(jit::Node *)> replace = [&](jit::Node *node) {
       node->replaceInputWith(escape.value, constant);
@@ -1290,7 +1293,7 @@ bool ConstantSubgraphFolder::run() {
 /// Replaces each constant tensor of rank 1 and more that an op reads: by
 /// `aten::full` (nn.full) when it is a floating-point tensor of one value,
 /// else by a new `buffer` argument named after the module whose code
-/// computed it (`features.1.1.attn.attn_mask`), whose value goes into the
+/// computed it (`features.1.1.attn.constant`), whose value goes into the
 /// weights directory. (Constants of rank 0 stay: the converter reads them
 /// as numbers.)
 static void materializeConstants(jit::Graph &graph, jit::Module &module,
@@ -1311,6 +1314,11 @@ static void materializeConstants(jit::Graph &graph, jit::Module &module,
     at::Tensor tensor = node->t(c10::attr::value).detach().contiguous();
     if (tensor.dim() == 0)
       continue;
+    // Constant propagation's constants have no call stack: they belong to
+    // the module of their first reader.
+    jit::Node *reader = node->output()->uses().front().user;
+    if (!node->callstack() && reader->callstack())
+      node->setCallStack(*reader->callstack());
     jit::Value *replacement;
     if (tensor.is_floating_point() && tensor.numel() > 0 &&
         tensor.eq(tensor.flatten()[0]).all().item<bool>()) {
@@ -1328,11 +1336,10 @@ static void materializeConstants(jit::Graph &graph, jit::Module &module,
       full->output()->setType(c10::TensorType::create(tensor));
       replacement = full->output();
     } else {
+      // Not the variable's name: scripted and traced forms name the value
+      // differently (Swin's `attn_mask` against `attn_mask3`).
       std::string path = getModulePath(node);
-      std::string leaf = node->output()->hasDebugName()
-                             ? node->output()->debugNameBase()
-                             : std::string("constant");
-      std::string base = path.empty() ? leaf : path + "." + leaf;
+      std::string base = path.empty() ? "constant" : path + ".constant";
       std::string name = base;
       for (int k = 2; taken.count(name); ++k)
         name = base + "." + std::to_string(k);
@@ -1429,14 +1436,19 @@ static LogicalResult checkStraightLine(jit::Graph &graph, Location fileLoc) {
   return success();
 }
 
-/// Sets the type of each model input from the caller's full types.
+/// Sets the type of each model input from the caller's full types. The
+/// inputs are named as forward's Python parameters (as its schema says;
+/// the graph's own names may have changed in inlining).
 static LogicalResult setInputTypes(jit::Graph &graph,
+                                   const c10::FunctionSchema &schema,
                                    ArrayRef<RankedTensorType> inputTypes,
                                    PreparedGraph &prepared, Location fileLoc) {
   size_t modelInputs = graph.inputs().size() - 1; // without self
   std::vector<std::string> names;
   for (size_t i = 0; i < modelInputs; ++i)
-    names.push_back(graph.inputs()[i + 1]->debugNameBase());
+    names.push_back(i + 1 < schema.arguments().size()
+                        ? schema.arguments()[i + 1].name()
+                        : graph.inputs()[i + 1]->debugNameBase());
   if (inputTypes.size() != modelInputs) {
     auto diag = emitError(fileLoc)
                 << "the model's forward takes " << modelInputs << " input"
@@ -1526,7 +1538,8 @@ torchscript::prepareGraph(jit::Module &module,
   prepared.graph = forward->graph()->copy();
   jit::Graph &graph = *prepared.graph;
   inlineCalls(graph);
-  if (failed(setInputTypes(graph, inputTypes, prepared, fileLoc)))
+  if (failed(setInputTypes(graph, forward->function().getSchema(), inputTypes,
+                           prepared, fileLoc)))
     return failure();
   AttributeLifter lifter(graph, prepared, fileLoc);
   if (failed(lifter.run(module._ivalue())))

@@ -13,14 +13,17 @@ NAME.traced.pt) unless noted, and takes one 2x4x8x8 float input.
                  an nn.ModuleList of blocks with an nn.Sequential, a list item set by a
                  shape test, a warning and shape checks (scripted only: a
                  traced model has none of these)
-  none-results   a named tuple with None entries, as scripted GoogLeNet
-                 returns (scripted only: tracing returns tensors only)
+  deep-checks    100 steps, each branching on its input's shape (scripted
+                 only)
+  none-results   GoogLeNet's forward in small: a named tuple with a None
+                 entry, the input reassigned in inlined methods (scripted
+                 only: tracing returns tensors only)
 """
 
 import os
 import sys
 import warnings
-from typing import List, NamedTuple, Optional
+from typing import List, NamedTuple, Optional, Tuple
 
 import torch
 import torch.nn as nn
@@ -39,7 +42,7 @@ class ViewInPlace(nn.Module):
         return self.head(torch.flatten(y, 1))
 
 
-class Mask(nn.Module):
+class WindowMask(nn.Module):
     def __init__(self):
         super().__init__()
         self.window = 4
@@ -56,6 +59,15 @@ class Mask(nn.Module):
                 count += 1
         noise = torch.empty(x.shape[1], 1, 1).fill_(0.5)
         return x * noise + mask
+
+
+class Mask(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.attn = WindowMask()
+
+    def forward(self, x):
+        return self.attn(x)
 
 
 class Block(nn.Module):
@@ -89,22 +101,63 @@ class Lists(nn.Module):
         return y[:, sizes[0]:sizes[1]]
 
 
+class Step(nn.Module):
+    def forward(self, x):
+        if x.shape[-1] == 8:
+            y = x * 2.0
+        else:
+            y = x
+        return y
+
+
+class DeepChecks(nn.Module):
+    """A branch on the shape of each step's result, 100 steps deep: each
+    folds only once the step before it has."""
+
+    def __init__(self):
+        super().__init__()
+        self.steps = nn.ModuleList([Step() for _ in range(100)])
+
+    def forward(self, x):
+        for step in self.steps:
+            x = step(x)
+        return x
+
+
 class Outputs(NamedTuple):
     logits: Tensor
     aux: Optional[Tensor]
 
 
 class NoneResults(nn.Module):
+    """GoogLeNet's forward in small: the input transformed and reassigned in
+    inlined methods, then a named tuple whose auxiliary entry is None."""
+
     def __init__(self):
         super().__init__()
         self.fc = nn.Linear(8, 3)
         self.aux = None
+        self.transform_input = True
 
-    def forward(self, x) -> Outputs:
+    def _transform_input(self, x: Tensor) -> Tensor:
+        if self.transform_input:
+            x0 = torch.unsqueeze(x[:, 0], 1) * 0.5
+            x = torch.cat((x0, x[:, 1:]), 1)
+        return x
+
+    def _forward(self, x: Tensor) -> Tuple[Tensor, Optional[Tensor]]:
         aux: Optional[Tensor] = None
         if self.aux is not None:
             aux = self.aux(x)
-        return Outputs(self.fc(x), aux)
+        return self.fc(x), aux
+
+    def forward(self, x) -> Outputs:
+        x = self._transform_input(x)
+        x, aux = self._forward(x)
+        if torch.jit.is_scripting():
+            if aux is None:
+                warnings.warn("Scripted NoneResults always returns Outputs")
+        return Outputs(x, aux)
 
 
 def main():
@@ -114,6 +167,7 @@ def main():
     for name, make, trace in [("view-inplace", ViewInPlace, True),
                               ("mask", Mask, True),
                               ("lists", Lists, False),
+                              ("deep-checks", DeepChecks, False),
                               ("none-results", NoneResults, False)]:
         torch.manual_seed(0)
         model = make().train()
