@@ -458,6 +458,7 @@ def check_form(name, form, module_path, size, directory, x, labels, args,
         arguments = signature(step)
         seeds = [a for a in arguments if a[1] == "seed"]
         values = seed_values(len(seeds))
+        row["seeds"] = len(seeds)
         inputs = os.path.join(work, "inputs")
         os.makedirs(inputs, exist_ok=True)
         for (arg_name, role, shape, dtype) in arguments:
