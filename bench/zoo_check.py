@@ -397,9 +397,9 @@ def rematerialize(step, remat, args):
     """remat-opt --solver=heuristic at the first budget of BUDGETS whose
     result recomputes (holds a remat.recompute_of). A budget the heuristic
     cannot meet is replaced by the smallest arguments + arena it reached;
-    when no budget it meets makes it recompute (the peak is where the largest
-    weight gradient is formed, as in alexnet), its smallest-peak schedule for
-    an unmet 50% (--strict=false) is used. Returns the budget."""
+    when no budget it meets makes it recompute (alexnet and vit_b_16 at batch
+    2: no recomputation it finds lowers the peak), its smallest-peak schedule
+    for an unmet 50% (--strict=false) is used. Returns the budget."""
     tool = os.path.join(args.bin_dir, "remat-opt")
 
     def recomputes(budget, *extra):
