@@ -290,6 +290,19 @@ def eager_step(name, x, labels, seeds, dtype=torch.float32):
     return expected, random.used
 
 
+def fp64_references(name, x, labels, seeds, perturbations=2):
+    """PyTorch's fp64 results for x, then for x with each element scaled by
+    1 +- 2^-23 (one float32 rounding, signs from a seeded generator), once
+    per perturbation."""
+    generator = torch.Generator().manual_seed(1)
+    results = [eager_step(name, x, labels, seeds, torch.float64)[0]]
+    for _ in range(perturbations):
+        signs = torch.randint(0, 2, x.shape, generator=generator) * 2 - 1
+        moved = x.double() * (1 + 2.0 ** -23 * signs.double())
+        results.append(eager_step(name, moved, labels, seeds, torch.float64)[0])
+    return results
+
+
 # --- one model --------------------------------------------------------------
 
 def export(name, size, directory, forms):
@@ -331,17 +344,23 @@ def relative_error(got, want):
 
 def compare(expected, out_dir, reference64):
     """Checks remat-run's results against PyTorch's fp32 ones. Returns the
-    worst relative error, its tensor, and the tensors judged against fp64.
+    worst relative error, its tensor, and the tensors judged otherwise.
 
     A tensor within TOLERANCE of PyTorch's fp32 value passes. Otherwise
-    PyTorch's fp64 autograd (reference64(), computed on demand) decides: the
-    tensor passes when it is within TOLERANCE of the fp64 value (PyTorch's own
-    fp32 result was the farther one), or when it is rounding noise, i.e.
-    PyTorch's fp32 value itself is not within TOLERANCE of fp64 (a gradient
-    that is zero in exact arithmetic, such as the bias of a batch norm whose
-    output only feeds another batch norm), and remat's difference from fp64
-    is at most 4 times PyTorch fp32's. Such tensors count in the worst error
-    by their relative error against fp64 (noise: not at all)."""
+    PyTorch's fp64 autograd decides (reference64(): fp64_references()): the
+    tensor passes when it is within TOLERANCE of the fp64 value ("vs fp64":
+    PyTorch's own fp32 result was the farther one), or when it is at the
+    step's noise: remat's difference from fp64 is at most 4 times the step's
+    own sensitivity to rounding, the largest of PyTorch's fp32 value's
+    difference from fp64 and the fp64 value's change when each input
+    element moves by one float32 rounding. This covers gradients that are
+    zero in exact arithmetic (the bias of a convolution or batch norm that
+    only feeds a batch norm: rounding residue) and steps with a kink that
+    rounding decides (deep regnet_y blocks at batch 2: an input change of one
+    rounding per element moves the fp64 gradient of some tensors by 1-13%,
+    as much as remat's and PyTorch's fp32 results differ from fp64). Tensors
+    judged against fp64 count in the worst error by that relative error;
+    tensors at noise do not count."""
     produced = {f[:-4] for f in os.listdir(out_dir) if f.endswith(".npy")}
     worst, worst_name, judged = 0.0, "", {"fp64": [], "noise": []}
     for key, want in expected.items():
@@ -353,17 +372,17 @@ def compare(expected, out_dir, reference64):
                              f"instead of {list(want.shape)}")
         relative = relative_error(got, want)
         if not relative <= TOLERANCE:
-            want64 = reference64().get(key)
+            want64, *moved64 = (r.get(key) for r in reference64())
             if want64 is not None:
+                ours = np.abs(got.astype(np.float64) - want64).max()
+                rounding = max([np.abs(want.astype(np.float64) - want64).max()]
+                               + [np.abs(m - want64).max() for m in moved64])
                 if relative_error(got, want64) <= TOLERANCE:
                     judged["fp64"].append(key)
                     relative = relative_error(got, want64)
-                elif relative_error(want, want64) > TOLERANCE:
-                    ours = np.abs(got.astype(np.float64) - want64).max()
-                    theirs = np.abs(want.astype(np.float64) - want64).max()
-                    if ours <= 4 * theirs:
-                        judged["noise"].append(key)
-                        continue
+                elif ours <= 4 * rounding:
+                    judged["noise"].append(key)
+                    continue
         if not relative <= worst:  # NaN counts as worst
             worst, worst_name = relative, key
     grads = {k for k in produced if k.endswith(".grad")}
@@ -378,9 +397,9 @@ def rematerialize(step, remat, args):
     """remat-opt --solver=heuristic at the first budget of BUDGETS whose
     result recomputes (holds a remat.recompute_of). A budget the heuristic
     cannot meet is replaced by the smallest arguments + arena it reached;
-    when no budget it meets makes it recompute (the peak is where the largest
-    weight gradient is formed, as in alexnet), its smallest-peak schedule for
-    an unmet 50% (--strict=false) is used. Returns the budget."""
+    when no budget it meets makes it recompute (alexnet and vit_b_16 at batch
+    2: no recomputation it finds lowers the peak), its smallest-peak schedule
+    for an unmet 50% (--strict=false) is used. Returns the budget."""
     tool = os.path.join(args.bin_dir, "remat-opt")
 
     def recomputes(budget, *extra):
@@ -439,6 +458,7 @@ def check_form(name, form, module_path, size, directory, x, labels, args,
         arguments = signature(step)
         seeds = [a for a in arguments if a[1] == "seed"]
         values = seed_values(len(seeds))
+        row["seeds"] = len(seeds)
         inputs = os.path.join(work, "inputs")
         os.makedirs(inputs, exist_ok=True)
         for (arg_name, role, shape, dtype) in arguments:
@@ -469,9 +489,9 @@ def check_form(name, form, module_path, size, directory, x, labels, args,
 
         def reference64():
             if key64 not in reference_cache:
-                reference_cache[key64] = eager_step(
-                    name, x, labels, values, torch.float64)
-            return reference_cache[key64][0]
+                reference_cache[key64] = fp64_references(name, x, labels,
+                                                         values)
+            return reference_cache[key64]
 
         worst, worst_name, judged = compare(expected, out, reference64)
         row["max_rel_error"], row["worst_tensor"] = worst, worst_name
