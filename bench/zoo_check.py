@@ -254,9 +254,23 @@ def signature(mlir_path):
 def build_model(name):
     kwargs, _ = spec(name)
     torch.manual_seed(0)
-    return models.get_model(name, num_classes=CLASSES, **kwargs).train() \
+    model = models.get_model(name, num_classes=CLASSES, **kwargs) \
         if hasattr(models, "get_model") else \
-        getattr(models, name)(num_classes=CLASSES, **kwargs).train()
+        getattr(models, name)(num_classes=CLASSES, **kwargs)
+    redraw_zero_matrices(model)
+    return model.train()
+
+
+def redraw_zero_matrices(model):
+    """Draws weight matrices that the model initializes to zeros (ViT's
+    classification head) from normal(0, 0.02): with a zero head every
+    gradient before it is zero, and the comparison would check nothing."""
+    generator = torch.Generator().manual_seed(2)
+    with torch.no_grad():
+        for parameter in model.parameters():
+            if parameter.dim() >= 2 and not parameter.any():
+                parameter.copy_(torch.randn(parameter.shape,
+                                            generator=generator) * 0.02)
 
 
 def draw_inputs(size):
@@ -542,9 +556,39 @@ def check_model(name, args):
             continue
         rows.append(check_form(name, form, path, size, directory, x, labels,
                                args, reference_cache))
+    check_names(rows, directory)
     if not args.keep:
         shutil.rmtree(directory, ignore_errors=True)
     return rows
+
+
+def op_names(mlir_path):
+    """The remat.name of every op of an imported forward, in order."""
+    with open(mlir_path) as file:
+        return re.findall(r'= nn\.\w+[^\n]*?remat\.name = "([^"]*)"',
+                          file.read())
+
+
+def check_names(rows, directory):
+    """Fails a scripted row whose op names differ from the traced form's:
+    both forms name ops by their module paths."""
+    paths = {form: os.path.join(directory, form, "forward.mlir")
+             for form in ("traced", "scripted")}
+    by_form = {row["form"]: row for row in rows}
+    if not all(form in by_form and by_form[form]["status"] == "pass" and
+               os.path.exists(paths[form]) for form in paths):
+        return
+    traced, scripted = op_names(paths["traced"]), op_names(paths["scripted"])
+    row = by_form["scripted"]
+    row["op_names"] = len(scripted)
+    if traced == scripted:
+        return
+    index = next((i for i, (a, b) in enumerate(zip(traced, scripted))
+                  if a != b), min(len(traced), len(scripted)))
+    row["status"], row["stage"] = "fail", "names"
+    row["error"] = (f"op {index}: scripted "
+                    f"'{scripted[index] if index < len(scripted) else '-'}', "
+                    f"traced '{traced[index] if index < len(traced) else '-'}'")
 
 
 # --- output -----------------------------------------------------------------
