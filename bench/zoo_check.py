@@ -69,6 +69,7 @@ from torchvision import models
 
 REPO = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 TOLERANCE = 5e-3
+NOISE_CAP = 0.05  # a tensor at noise: within 5% of its fp64 value at most
 BATCH = 2
 CLASSES = 10
 # Budgets tried in turn (of what the step needs as given) until the heuristic
@@ -372,9 +373,12 @@ def compare(expected, out_dir, reference64):
     only feeds a batch norm: rounding residue) and steps with a kink that
     rounding decides (deep regnet_y blocks at batch 2: an input change of one
     rounding per element moves the fp64 gradient of some tensors by 1-13%,
-    as much as remat's and PyTorch's fp32 results differ from fp64). Tensors
-    judged against fp64 count in the worst error by that relative error;
-    tensors at noise do not count."""
+    as much as remat's and PyTorch's fp32 results differ from fp64). A tensor
+    at noise must still be within NOISE_CAP of its fp64 value, unless the
+    fp64 value itself is no larger than that noise (a gradient that is zero
+    in exact arithmetic). Tensors judged against fp64 count in the worst
+    error by that relative error; tensors at noise do not count (--json:
+    noise_worst)."""
     produced = {f[:-4] for f in os.listdir(out_dir) if f.endswith(".npy")}
     worst, worst_name, judged = 0.0, "", {"fp64": [], "noise": []}
     for key, want in expected.items():
@@ -394,8 +398,13 @@ def compare(expected, out_dir, reference64):
                 if relative_error(got, want64) <= TOLERANCE:
                     judged["fp64"].append(key)
                     relative = relative_error(got, want64)
-                elif ours <= 4 * rounding:
+                elif ours <= 4 * rounding and (
+                        relative_error(got, want64) <= NOISE_CAP or
+                        np.abs(want64).max() <= 4 * rounding):
                     judged["noise"].append(key)
+                    judged["noise_worst"] = max(
+                        judged.get("noise_worst", 0.0),
+                        relative_error(got, want64))
                     continue
         if not relative <= worst:  # NaN counts as worst
             worst, worst_name = relative, key
@@ -510,6 +519,7 @@ def check_form(name, form, module_path, size, directory, x, labels, args,
         worst, worst_name, judged = compare(expected, out, reference64)
         row["max_rel_error"], row["worst_tensor"] = worst, worst_name
         row["judged_fp64"], row["judged_noise"] = judged["fp64"], judged["noise"]
+        row["noise_worst"] = judged.get("noise_worst")
         row["compared_tensors"] = judged["compared"]
         if not worst <= TOLERANCE:
             raise StageError("compare", f"{worst_name}: relative error "
@@ -581,6 +591,10 @@ def check_names(rows, directory):
     traced, scripted = op_names(paths["traced"]), op_names(paths["scripted"])
     row = by_form["scripted"]
     row["op_names"] = len(scripted)
+    if not traced:
+        row["status"], row["stage"] = "fail", "names"
+        row["error"] = "no op with a remat.name in the imported forward"
+        return
     if traced == scripted:
         return
     index = next((i for i, (a, b) in enumerate(zip(traced, scripted))
@@ -670,7 +684,8 @@ def self_test(args):
                                 "--input-shape=" + "x".join(map(str, shape)) +
                                 "xf32", "-o", mlir], args.timeout)
         except StageError as error:
-            print(f"{label}: skipped (import: {error.message})")
+            print(f"{label}: not checked (import: {error.message})")
+            ok = False
             continue
         seeds = [a for a in signature(mlir) if a[1] == "seed"]
         if len(seeds) != 1:

@@ -104,6 +104,34 @@ static bool isMaterializable(const c10::IValue &value) {
   return false;
 }
 
+/// Whether `node` makes a fresh tensor from constants alone (`torch.zeros`,
+/// `torch.full`, ...) that an in-place op later writes, directly or through
+/// views (`m = torch.zeros(h, w); m[a:b, c:d] = k`). Constant propagation
+/// leaves such a tensor alone because of the writes; here it is computed,
+/// writes included.
+static bool makesWrittenTensor(jit::Node *node) {
+  static const char *const factories[] = {"aten::zeros", "aten::ones",
+                                          "aten::full", "aten::arange",
+                                          "aten::eye"};
+  if (node->outputs().size() != 1 ||
+      llvm::none_of(factories,
+                    [&](const char *kind) { return isKind(node, kind); }))
+    return false;
+  std::vector<jit::Value *> aliases = {node->output()};
+  for (size_t i = 0; i < aliases.size(); ++i)
+    for (const jit::Use &use : aliases[i]->uses()) {
+      if (use.offset == 0 && isInPlace(use.user))
+        return true;
+      const c10::FunctionSchema *schema = use.user->maybeSchema();
+      if (use.offset == 0 && schema &&
+          llvm::any_of(schema->returns(), [](const c10::Argument &result) {
+            return result.alias_info() != nullptr;
+          }))
+        llvm::append_range(aliases, use.user->outputs());
+    }
+  return false;
+}
+
 bool ConstantSubgraphFolder::tryRun(jit::Node *node) {
   if (!node->blocks().empty() || isRandom(node) || node->hasSideEffects() ||
       node->outputs().empty())
@@ -133,10 +161,11 @@ bool ConstantSubgraphFolder::tryRun(jit::Node *node) {
     stack.push_back(*example);
     computedInput = true;
   }
-  // Ops on constants alone are constant propagation's. An in-place op
-  // writes a value computed here: a write into one of the graph's constants
-  // would reach its other readers, which are not computed here.
-  if (!computedInput ||
+  // Ops on constants alone are constant propagation's, except a fresh
+  // tensor that is written later. An in-place op writes a value computed
+  // here: a write into one of the graph's constants would reach its other
+  // readers, which are not computed here.
+  if ((!computedInput && !makesWrittenTensor(node)) ||
       (isInPlace(node) && !known.count(node->input(0))))
     return false;
   if (node->kind() == c10::prim::ListConstruct) {

@@ -12,6 +12,7 @@
 
 #include "llvm/Support/Format.h"
 #include "llvm/Support/FormatVariadic.h"
+#include "llvm/Support/MathExtras.h"
 
 #include <algorithm>
 
@@ -446,7 +447,8 @@ LogicalResult NodeConverter::convertSplit(Node *node, llvm::StringRef kind) {
       for (int64_t piece : sizes) {
         if (piece < 0)
           return emitInputError(node, 1) << "holds a negative size";
-        total += piece;
+        if (llvm::AddOverflow(total, piece, total))
+          return emitInputError(node, 1) << "sums past the int64 range";
       }
       if (total != size)
         return emitInputError(node, 1)
@@ -460,7 +462,8 @@ LogicalResult NodeConverter::convertSplit(Node *node, llvm::StringRef kind) {
       if (*count <= 0)
         return emitInputError(node, 1) << "is " << *count
                                        << "; it must be positive";
-      int64_t step = isChunk ? (size + *count - 1) / *count : *count;
+      int64_t step =
+          isChunk ? size / *count + (size % *count != 0 ? 1 : 0) : *count;
       if (size == 0)
         return emitNodeError(node) << "splits an empty dimension";
       for (int64_t start = 0; start < size; start += step)
@@ -711,6 +714,14 @@ LogicalResult NodeConverter::convertPad(Node *node, llvm::StringRef kind) {
     int64_t dim = rank - 1 - pair;
     int64_t before = (*pad)[2 * pair], after = (*pad)[2 * pair + 1];
     int64_t size = cast<RankedTensorType>(value.getType()).getDimSize(dim);
+    // Bounds first, so that negating and adding below cannot overflow.
+    constexpr int64_t kLargestPad = int64_t(1) << 40;
+    if (before < -size || after < -size)
+      return emitInputError(node, 1) << "crops more than dimension " << dim
+                                     << " holds";
+    if (before > kLargestPad || after > kLargestPad)
+      return emitInputError(node, 1) << "pads dimension " << dim
+                                     << " by more than 2^40 elements";
     int64_t start = before < 0 ? -before : 0;
     int64_t end = after < 0 ? size + after : size;
     if (start > end)

@@ -14,6 +14,7 @@
 
 #include "llvm/ADT/STLExtras.h"
 #include "llvm/ADT/StringRef.h"
+#include "llvm/Support/MathExtras.h"
 
 #include <torch/csrc/jit/passes/constant_propagation.h>
 #include <torch/csrc/jit/passes/dead_code_elimination.h>
@@ -99,7 +100,8 @@ static c10::optional<c10::IValue> foldTypeQuery(jit::Node *node) {
   if (kind == "aten::numel") {
     int64_t count = 1;
     for (int64_t size : *sizes)
-      count *= size;
+      if (llvm::MulOverflow(count, size, count))
+        return c10::nullopt;
     return c10::IValue(count);
   }
   if (node->inputs().size() == 1)

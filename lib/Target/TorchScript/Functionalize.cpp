@@ -377,8 +377,10 @@ static bool replaceInPlace(jit::Graph &graph, jit::Node *node) {
 bool torchscript::functionalize(std::shared_ptr<jit::Graph> &graph) {
   bool changed = jit::RemoveTensorMutation(graph);
   changed |= jit::InplaceToFunctionalActivation(graph);
+  // Only straight-line code: inside a branch that has not folded, later
+  // readers of the written value may not run after the write.
   for (jit::Node *node : getAllNodes(*graph))
-    if (isInPlace(node))
+    if (isInPlace(node) && node->owningBlock() == graph->block())
       changed |= replaceInPlace(*graph, node);
   return changed;
 }
@@ -388,7 +390,9 @@ LogicalResult torchscript::removeMutation(std::shared_ptr<jit::Graph> &graph,
                                           Location fileLoc) {
   size_t firstLifted = prepared.inputNames.size();
   for (jit::Node *node : getAllNodes(*graph)) {
-    if (!isInPlace(node))
+    // An op inside a branch that did not fold: checkStraightLine reports
+    // the branch.
+    if (!isInPlace(node) || node->owningBlock() != graph->block())
       continue;
     Location loc = getNodeLocation(node, fileLoc);
     const jit::Value *target = node->input(0);

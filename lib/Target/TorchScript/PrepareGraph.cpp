@@ -474,6 +474,8 @@ torchscript::prepareGraph(jit::Module &module,
   foldToFixpoint(prepared.graph);
   if (foldConstantSubgraphs(graph))
     foldToFixpoint(prepared.graph);
+  // In-place ops in branches that folded only after the tuples were lowered.
+  functionalize(prepared.graph);
   if (failed(removeMutation(prepared.graph, prepared, fileLoc)))
     return failure();
   materializeConstants(graph, module, prepared);

@@ -92,6 +92,18 @@ class RollFlattened(nn.Module):
         return torch.roll(x, 1)
 
 
+class InPlaceInBranch(nn.Module):
+    """An in-place op under a branch on a tensor's value: the branch is the
+    error, not the op (rewriting it would let later readers see a value
+    defined inside the branch)."""
+
+    def forward(self, x):
+        y = x * 2.0
+        if bool(x.sum() > 0):
+            y.add_(1.0)
+        return y + x
+
+
 MODELS = {
     "unsupported": Unsupported,
     "branch": DataDependentBranch,
@@ -105,6 +117,7 @@ MODELS = {
     "reflect-pad": ReflectPad,
     "bernoulli-probabilities": BernoulliOfProbabilities,
     "roll-flattened": RollFlattened,
+    "inplace-in-branch": InPlaceInBranch,
 }
 
 

@@ -70,6 +70,19 @@ class Mask(nn.Module):
         return self.attn(x)
 
 
+class FactoryMasks(nn.Module):
+    """Masks made by torch.zeros and torch.full and then written into:
+    constant propagation leaves them (they have writers); the importer
+    computes them."""
+
+    def forward(self, x):
+        m = torch.zeros(8, 8)
+        m[1:3, 2:5] = 2.0
+        f = torch.full((8, 8), 1.0)
+        f[0:2, :] = 3.0
+        return x * f + m
+
+
 class Block(nn.Module):
     def __init__(self, channels):
         super().__init__()
@@ -166,6 +179,7 @@ def main():
     example = torch.randn(2, 4, 8, 8)
     for name, make, trace in [("view-inplace", ViewInPlace, True),
                               ("mask", Mask, True),
+                              ("factory-masks", FactoryMasks, True),
                               ("lists", Lists, False),
                               ("deep-checks", DeepChecks, False),
                               ("none-results", NoneResults, False)]:
