@@ -76,7 +76,6 @@ private:
 
   bool tryRun(jit::Node *node);
   void escapeInputs(jit::Node *node, jit::Node *topLevel);
-  void forgetAliases(const at::Tensor &tensor);
   jit::Value *materialize(const c10::IValue &value, jit::Node *before);
 
   jit::Graph &graph;
@@ -105,10 +104,11 @@ static bool isMaterializable(const c10::IValue &value) {
 }
 
 /// Whether `node` makes a fresh tensor from constants alone (`torch.zeros`,
-/// `torch.full`, ...) that an in-place op later writes, directly or through
-/// views (`m = torch.zeros(h, w); m[a:b, c:d] = k`). Constant propagation
-/// leaves such a tensor alone because of the writes; here it is computed,
-/// writes included.
+/// `torch.full`, ...) that in-place ops later write with constants,
+/// directly or through views (`m = torch.zeros(h, w); m[a:b, c:d] = k`).
+/// Constant propagation leaves such a tensor alone because of the writes;
+/// here it is computed, writes included. A write of anything else (`m[0] =
+/// x[0]`) leaves it to the in-place rewrite.
 static bool makesWrittenTensor(jit::Node *node) {
   static const char *const factories[] = {"aten::zeros", "aten::ones",
                                           "aten::full", "aten::arange",
@@ -118,10 +118,16 @@ static bool makesWrittenTensor(jit::Node *node) {
                     [&](const char *kind) { return isKind(node, kind); }))
     return false;
   std::vector<jit::Value *> aliases = {node->output()};
+  bool written = false;
   for (size_t i = 0; i < aliases.size(); ++i)
     for (const jit::Use &use : aliases[i]->uses()) {
-      if (use.offset == 0 && isInPlace(use.user))
-        return true;
+      if (use.offset == 0 && isInPlace(use.user)) {
+        for (jit::Value *input : use.user->inputs().slice(1))
+          if (!jit::toIValue(input))
+            return false;
+        written = true;
+        continue;
+      }
       const c10::FunctionSchema *schema = use.user->maybeSchema();
       if (use.offset == 0 && schema &&
           llvm::any_of(schema->returns(), [](const c10::Argument &result) {
@@ -129,7 +135,7 @@ static bool makesWrittenTensor(jit::Node *node) {
           }))
         llvm::append_range(aliases, use.user->outputs());
     }
-  return false;
+  return written;
 }
 
 bool ConstantSubgraphFolder::tryRun(jit::Node *node) {
@@ -202,15 +208,6 @@ bool ConstantSubgraphFolder::tryRun(jit::Node *node) {
   return true;
 }
 
-void ConstantSubgraphFolder::forgetAliases(const at::Tensor &tensor) {
-  for (auto it = known.begin(); it != known.end();) {
-    if (it->second.isTensor() && it->second.toTensor().is_alias_of(tensor))
-      it = known.erase(it);
-    else
-      ++it;
-  }
-}
-
 void ConstantSubgraphFolder::escapeInputs(jit::Node *node,
                                           jit::Node *topLevel) {
   for (jit::Value *input : node->inputs()) {
@@ -267,13 +264,14 @@ bool ConstantSubgraphFolder::run() {
       computed.push_back(node);
       continue;
     }
+    // An op not computed here that writes a tensor computed here (`m =
+    // x.new_zeros(...); m[0] = x[0]`): the tensor's readers after the write
+    // would read the snapshot without it. Nothing is folded then (the graph
+    // is not changed yet); the in-place rewrite sees the original ops.
+    if (isInPlace(node) && node->inputs().size() > 0 &&
+        known.count(node->input(0)))
+      return false;
     escapeInputs(node, node);
-    // An op computed here no longer knows a tensor that another writes.
-    if (isInPlace(node))
-      for (jit::Value *input : node->inputs())
-        if (auto it = known.find(input);
-            it != known.end() && it->second.isTensor())
-          forgetAliases(it->second.toTensor());
   }
   escapeInputs(graph.return_node(), graph.return_node());
   if (escapes.empty() && computed.empty())

@@ -104,6 +104,16 @@ class InPlaceInBranch(nn.Module):
         return y + x
 
 
+class WritesInputIntoMask(nn.Module):
+    """A tensor that depends on no input, then written with one: not a
+    constant (it crashed the constant folder once)."""
+
+    def forward(self, x):
+        m = x.new_zeros(2, 4)
+        m[0] = x[0] * 3.0
+        return m + x
+
+
 MODELS = {
     "unsupported": Unsupported,
     "branch": DataDependentBranch,
@@ -118,6 +128,7 @@ MODELS = {
     "bernoulli-probabilities": BernoulliOfProbabilities,
     "roll-flattened": RollFlattened,
     "inplace-in-branch": InPlaceInBranch,
+    "writes-input-into-mask": WritesInputIntoMask,
 }
 
 
