@@ -164,6 +164,13 @@ static bool mayBeWritten(const jit::Value *list) {
   return false;
 }
 
+/// An example of a list element that is a fully typed tensor, or nothing.
+static c10::optional<at::Tensor> makeElementExample(const jit::Value *element,
+                                                    bool onMeta) {
+  auto type = element->type()->cast<c10::TensorType>();
+  return type ? makeExample(*type, onMeta) : c10::nullopt;
+}
+
 c10::optional<jit::Stack> torchscript::runOnExamples(jit::Node *node,
                                                      bool onMeta,
                                                      std::string *error) {
@@ -184,9 +191,7 @@ c10::optional<jit::Stack> torchscript::runOnExamples(jit::Node *node,
                !mayBeWritten(input)) {
       c10::List<at::Tensor> list;
       for (jit::Value *element : input->node()->inputs()) {
-        auto elementType = element->type()->cast<c10::TensorType>();
-        c10::optional<at::Tensor> example =
-            elementType ? makeExample(*elementType, onMeta) : c10::nullopt;
+        c10::optional<at::Tensor> example = makeElementExample(element, onMeta);
         if (!example)
           return c10::nullopt;
         list.push_back(*example);
@@ -203,9 +208,7 @@ c10::optional<jit::Stack> torchscript::runOnExamples(jit::Node *node,
           list.push_back(c10::nullopt);
           continue;
         }
-        auto elementType = element->type()->cast<c10::TensorType>();
-        c10::optional<at::Tensor> example =
-            elementType ? makeExample(*elementType, onMeta) : c10::nullopt;
+        c10::optional<at::Tensor> example = makeElementExample(element, onMeta);
         if (!example)
           return c10::nullopt;
         list.push_back(*example);
