@@ -17,6 +17,7 @@
 #include "remat/Support/OutputFile.h"
 #include "remat/Target/TorchScript/TorchScriptImport.h"
 
+#include "mlir/IR/AsmState.h"
 #include "mlir/IR/Diagnostics.h"
 #include "mlir/IR/MLIRContext.h"
 #include "mlir/Support/FileUtilities.h"
@@ -75,6 +76,11 @@ static bool isBareIdentifier(StringRef name) {
 
 int main(int argc, char **argv) {
   llvm::InitLLVM init(argc, argv);
+  // --mlir-print-debuginfo writes each op's location: the Python source
+  // line it came from.
+  registerAsmPrinterCLOptions();
+  cl::getRegisteredOptions()["mlir-print-debuginfo"]->addCategory(
+      getToolCategory());
   cl::HideUnrelatedOptions(getToolCategory());
   cl::ParseCommandLineOptions(
       argc, argv, "remat-import: a TorchScript model as an nn function\n");
@@ -121,7 +127,7 @@ int main(int argc, char **argv) {
     return 1;
   if (!writeWeights((*weights)->getTemporaryPath(), imported->weights, error))
     return fail(error);
-  imported->module->print((*output)->os());
+  imported->module->print((*output)->os(), OpPrintingFlags());
   // The weights first: the MLIR names them.
   if (failed(outputs.commit(error)))
     return fail(error);
