@@ -58,7 +58,8 @@ class DevTools:
 
         self.process = subprocess.Popen(
             [chromium, "--headless", "--remote-debugging-pipe", "--no-sandbox",
-             "--disable-gpu", "--no-first-run", "--no-default-browser-check",
+             "--disable-gpu", "--disable-dev-shm-usage", "--no-first-run",
+             "--no-default-browser-check",
              "--disable-extensions", "--disable-background-networking",
              "--hide-scrollbars", "--user-data-dir=" + profile, "about:blank"],
             # Kept open in the child after preexec_fn moved the pipes there.
