@@ -55,10 +55,12 @@ struct Timeline {
   const StepReport &report;
   ByteUnits units;
   /// Live bytes before rematerialization at each op of the schedule after
-  /// (held across recomputing ops); empty when there is no before to show.
+  /// (held across recomputing ops); empty when there is no before to show,
+  /// or when it is the same as after (`unchanged`).
   std::vector<int64_t> beforeAtOp;
+  bool unchanged = false;
   bool anyRecomputed = false;
-  Scale scale;
+  Scale scale{};
   std::vector<double> byteTicks;
 
   std::string bytes(double value) const { return formatBytes(value, units); }
@@ -78,8 +80,13 @@ std::vector<int64_t> getBeforeAtOp(const StepReport &report) {
 }
 
 Timeline makeTimeline(const StepReport &report) {
-  Timeline t{report, getUnitsOfTyped(report.budgetAsTyped), {}, false, {}, {}};
+  Timeline t{report, getUnitsOfTyped(report.budgetAsTyped)};
   t.beforeAtOp = getBeforeAtOp(report);
+  // A line hidden under the other would be a legend entry for nothing.
+  if (!t.beforeAtOp.empty() && t.beforeAtOp == report.liveBytesAfter) {
+    t.beforeAtOp.clear();
+    t.unchanged = true;
+  }
   t.anyRecomputed = llvm::any_of(
       report.ops, [](const OpRecord &op) { return !op.recomputeOf.empty(); });
   int64_t maxLive = 1;
@@ -205,6 +212,8 @@ void writeTitle(raw_ostream &os, const Timeline &t, LabelPlacer &labels) {
     figures << ", budget " << t.bytes(*report.budgetBytes);
   figures << ", arguments " << t.bytes(report.argumentBytes) << ", arena "
           << t.bytes(report.arenaBytes) << ", " << report.ops.size() << " ops";
+  if (t.unchanged)
+    figures << ", as before rematerialization";
   if (t.anyRecomputed)
     figures << " (" << llvm::count_if(report.ops, [](const OpRecord &op) {
       return !op.recomputeOf.empty();

@@ -11,6 +11,10 @@
 // No rematerialization: one line, no budget, nothing recomputed.
 // RUN: remat-opt %s --timeline=%t.plain.svg -o /dev/null
 // RUN: FileCheck %s --check-prefix=PLAIN < %t.plain.svg
+// A budget met as given: the line before would hide under the line after,
+// so only the budget is added.
+// RUN: remat-opt %s --budget=1MiB --timeline=%t.met.svg -o /dev/null
+// RUN: FileCheck %s --check-prefix=MET < %t.met.svg
 
 // Typed in KB (10^3 bytes): every figure and tick in KB, ticks every 5 KB.
 // KB:      Live bytes of @chain before and after rematerialization
@@ -63,6 +67,14 @@
 // PLAIN:     >peak 28 KiB at d.grad</text>
 // PLAIN-NOT: peak before
 // PLAIN:     <title>5: nn.relu_backward d.grad (backward): live 28 KiB</title>
+
+// MET:     Live bytes of @chain</text>
+// MET-NEXT: peak 28 KiB, budget 1 MiB, arguments 4 KiB, arena 24 KiB, 9 ops, as before rematerialization</text>
+// MET:     >live bytes</text>
+// MET-NOT: >before</text>
+// MET:     >budget</text>
+// MET-NOT: recomput
+// MET:     >budget 1 MiB</text>
 
 func.func @chain(%x: tensor<1024xf32> {remat.name = "x", remat.role = "input"}) -> tensor<1024xf32> {
   %a = nn.relu %x {remat.name = "a", remat.phase = "forward"} : tensor<1024xf32>
