@@ -371,6 +371,15 @@ static void recordOutcome(FunctionOpInterface function, const RematPlan &plan,
           "live_bytes_before",
           builder.getDenseI64ArrayAttr(plan.liveBytesBefore)),
   };
+  // For the report's charts: the budget in the units it was typed in, and
+  // for each op of the rewritten body, the step of its op (for a
+  // recomputation, its original's) in the given order.
+  entries.push_back(builder.getNamedAttr(
+      "budget_typed", builder.getStringAttr(options.budget.str())));
+  SmallVector<int64_t> givenPositions(plan.result.schedule.steps.begin(),
+                                      plan.result.schedule.steps.end());
+  entries.push_back(builder.getNamedAttr(
+      "given_positions", builder.getDenseI64ArrayAttr(givenPositions)));
   // A time limit that cut the solve short makes the result run-dependent.
   entries.push_back(builder.getNamedAttr(
       "timed_out", builder.getBoolAttr(plan.result.timedOut)));

@@ -12,6 +12,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "remat/InitAll.h"
+#include "remat/Report/StepReport.h"
 #include "remat/Support/OutputFile.h"
 #include "remat/Transforms/Passes.h"
 
@@ -35,8 +36,9 @@ static cl::OptionCategory rematCategory("remat options");
 /// --report), bound to the one declaration of those options.
 static mlir::remat::RematOptions rematOptions;
 static cl::opt<std::string>
-    reportPath("report", cl::cat(rematCategory), cl::value_desc("FILE.json"),
-               cl::desc("Write the remat report of the result to FILE.json "
+    reportPath("report", cl::cat(rematCategory), cl::value_desc("FILE"),
+               cl::desc("Write the remat report of the result to FILE: JSON, "
+                        "or one HTML page when FILE ends in .html "
                         "(remat-report at the end of the pipeline)"));
 
 static cl::opt<std::string> timelinePath(
@@ -65,6 +67,10 @@ addShorthandPasses(const mlir::MlirOptMainConfig &base, std::string reportFile,
         if (report) {
           mlir::remat::RematReportPassOptions options;
           options.path = reportFile;
+          // The extension of the user's file, not of its temporary.
+          options.format = mlir::remat::stringifyReportFormat(
+                               mlir::remat::getReportFormatForPath(reportPath))
+                               .str();
           options.timeline = timelineFile;
           options.device = rematOptions.device;
           pm.addPass(mlir::remat::createRematReportPass(options));

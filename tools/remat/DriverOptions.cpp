@@ -117,7 +117,9 @@ cl::opt<std::string>
                   cl::desc("Weights directory (default: <output>.weights)"),
                   cl::cat(getToolCategory()));
 cl::opt<std::string> reportPath("report", cl::sub(compileCommand),
-                                cl::desc("Write the report to FILE.json"),
+                                cl::desc("Write the report to FILE: JSON, "
+                                         "or one HTML page when FILE ends "
+                                         "in .html"),
                                 cl::cat(getToolCategory()));
 cl::opt<std::string> timelinePath("timeline", cl::sub(compileCommand),
                                   cl::desc("Write the timeline to FILE.svg"),

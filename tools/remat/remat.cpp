@@ -20,6 +20,7 @@
 
 #include "remat/Driver/BatchSearch.h"
 #include "remat/InitAll.h"
+#include "remat/Report/StepReport.h"
 #include "remat/Support/OutputFile.h"
 #include "remat/Target/TorchScript/TorchScriptImport.h"
 #include "remat/Transforms/Passes.h"
@@ -125,8 +126,12 @@ static int runCompile(MLIRContext &context) {
   buildRematPipeline(pm, options);
   if (!reportPath.empty() || !timelinePath.empty()) {
     RematReportPassOptions reportOptions;
-    if (!reportPath.empty())
+    if (!reportPath.empty()) {
       reportOptions.path = (*report)->getTemporaryPath().str();
+      // The extension of the user's file, not of its temporary.
+      reportOptions.format =
+          stringifyReportFormat(getReportFormatForPath(reportPath)).str();
+    }
     if (!timelinePath.empty())
       reportOptions.timeline = (*timeline)->getTemporaryPath().str();
     reportOptions.device = rematOptions.device;
