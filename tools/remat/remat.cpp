@@ -21,6 +21,7 @@
 #include "remat/Driver/BatchSearch.h"
 #include "remat/InitAll.h"
 #include "remat/Support/OutputFile.h"
+#include "remat/Support/ToolDiagnostics.h"
 #include "remat/Target/TorchScript/TorchScriptImport.h"
 #include "remat/Transforms/Passes.h"
 
@@ -194,7 +195,7 @@ int main(int argc, char **argv) {
   context.loadAllAvailableDialects();
   context.printOpOnDiagnostic(false);
   llvm::SourceMgr sourceMgr;
-  SourceMgrDiagnosticHandler handler(sourceMgr, &context);
+  ToolDiagnosticHandler handler(sourceMgr, &context);
   if (maxBatchCommand)
     return runMaxBatch(context);
   if (compileCommand)
