@@ -15,6 +15,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "remat/Support/OutputFile.h"
+#include "remat/Support/ToolDiagnostics.h"
 #include "remat/Target/TorchScript/TorchScriptImport.h"
 
 #include "mlir/IR/AsmState.h"
@@ -120,7 +121,8 @@ int main(int argc, char **argv) {
     return fail(error);
 
   llvm::SourceMgr sourceMgr;
-  SourceMgrDiagnosticHandler handler(sourceMgr, &context);
+  context.printOpOnDiagnostic(false);
+  ToolDiagnosticHandler handler(sourceMgr, &context);
   FailureOr<TorchScriptImport> imported =
       importTorchScript(modelFile, options, &context);
   if (failed(imported))

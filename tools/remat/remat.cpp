@@ -22,6 +22,7 @@
 #include "remat/InitAll.h"
 #include "remat/Report/StepReport.h"
 #include "remat/Support/OutputFile.h"
+#include "remat/Support/ToolDiagnostics.h"
 #include "remat/Target/TorchScript/TorchScriptImport.h"
 #include "remat/Transforms/Passes.h"
 
@@ -199,7 +200,7 @@ int main(int argc, char **argv) {
   context.loadAllAvailableDialects();
   context.printOpOnDiagnostic(false);
   llvm::SourceMgr sourceMgr;
-  SourceMgrDiagnosticHandler handler(sourceMgr, &context);
+  ToolDiagnosticHandler handler(sourceMgr, &context);
   if (maxBatchCommand)
     return runMaxBatch(context);
   if (compileCommand)
