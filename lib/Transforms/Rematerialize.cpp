@@ -301,7 +301,8 @@ static LogicalResult resolveBudget(FunctionOpInterface function,
 }
 
 /// Solves, re-solving with a tighter target while packing pushes the
-/// arguments + arena over the budget; records the result in `plan`.
+/// arguments + arena over the budget; records in `plan` the attempt that
+/// meets the budget, else the one closest to it.
 static LogicalResult solveWithinArena(FunctionOpInterface function,
                                       const ExtractedProblem &extracted,
                                       const RematOptions &options,
@@ -309,46 +310,75 @@ static LogicalResult solveWithinArena(FunctionOpInterface function,
                                       RematPlan &plan) {
   const RematProblem &problem = extracted.problem;
   std::optional<int64_t> smallestPeak;
+  // The best attempt so far and what it needs against the budget.
+  std::optional<SolverResult> best;
+  int64_t bestArena = 0;
+  int64_t bestTotal = 0;
+  std::optional<double> firstLowerBound;
   for (int attempt = 0; attempt < 8; ++attempt) {
-    plan.result = solve(problem, options.solver, solverOptions);
+    SolverResult result = solve(problem, options.solver, solverOptions);
     // Every attempt's schedules count for the unmet-budget message.
-    plan.result.noteSmallestPeak(smallestPeak);
-    smallestPeak = plan.result.smallestPeakBytes;
-    if (!plan.result.hasSchedule())
+    result.noteSmallestPeak(smallestPeak);
+    if (result.hasSchedule())
+      result.noteSmallestPeak(result.simulation.peakBytes);
+    smallestPeak = result.smallestPeakBytes;
+    if (attempt == 0)
+      firstLowerBound = result.lowerBoundCost;
+    if (!result.hasSchedule()) {
+      if (!best)
+        best = std::move(result);
       break;
-    const Simulation &simulation = plan.result.simulation;
+    }
+    const Simulation &simulation = result.simulation;
     FailureOr<int64_t> arenaBytes =
-        getArenaBytes(extracted, plan.result.schedule, simulation);
+        getArenaBytes(extracted, result.schedule, simulation);
     if (failed(arenaBytes))
       return failure();
-    plan.arenaBytes = *arenaBytes;
     FailureOr<int64_t> argumentsAndArena =
-        addArena(function, problem, plan.arenaBytes);
+        addArena(function, problem, *arenaBytes);
     if (failed(argumentsAndArena))
       return failure();
     int64_t total =
         options.fitArena ? *argumentsAndArena : simulation.peakBytes;
-    plan.meetsBudget = total <= plan.budgetBytes;
-    bool solverFits = plan.result.status == SolveStatus::Feasible ||
-                      plan.result.status == SolveStatus::Optimal;
-    if (plan.meetsBudget || !solverFits)
+    bool solverFits = result.status == SolveStatus::Feasible ||
+                      result.status == SolveStatus::Optimal;
+    int64_t solverTarget = solverOptions.budgetBytes;
+    if (!best || !best->hasSchedule() || total < bestTotal) {
+      best = std::move(result);
+      bestArena = *arenaBytes;
+      bestTotal = total;
+    }
+    if (total <= plan.budgetBytes || !solverFits)
       break;
     // Packing adds `overshoot` to the schedule's peak: ask for a peak that
     // much below this schedule's (a target above its peak would only give
     // the same schedule back), down to the lower bound, where a schedule
     // with fewer buffers may still pack into the budget.
     int64_t overshoot = total - plan.budgetBytes;
-    int64_t target = std::max(
-        std::min(solverOptions.budgetBytes, simulation.peakBytes) - overshoot,
-        problem.getPeakLowerBound());
-    if (target >= solverOptions.budgetBytes)
+    int64_t target =
+        std::max(std::min(solverTarget, simulation.peakBytes) - overshoot,
+                 problem.getPeakLowerBound());
+    if (target >= solverTarget)
       break;
     solverOptions.budgetBytes = target;
   }
-  if (plan.result.hasSchedule() && !plan.meetsBudget &&
-      (plan.result.status == SolveStatus::Feasible ||
-       plan.result.status == SolveStatus::Optimal))
+  plan.result = std::move(*best);
+  plan.result.smallestPeakBytes = smallestPeak;
+  plan.arenaBytes = bestArena;
+  plan.meetsBudget = plan.result.hasSchedule() && bestTotal <= plan.budgetBytes;
+  bool resolved = solverOptions.budgetBytes != plan.budgetBytes;
+  if (plan.meetsBudget && resolved) {
+    // The solver answered a tighter target than the user's budget: its
+    // status and bound are about that target. The schedule meets the
+    // budget (feasible); the first attempt's bound, at the budget itself
+    // over the peak alone, still bounds any schedule that fits.
+    plan.result.status = SolveStatus::Feasible;
+    plan.result.lowerBoundCost = firstLowerBound;
+  } else if (plan.result.hasSchedule() && !plan.meetsBudget &&
+             (plan.result.status == SolveStatus::Feasible ||
+              plan.result.status == SolveStatus::Optimal)) {
     plan.result.status = SolveStatus::Infeasible;
+  }
   return success();
 }
 
@@ -510,11 +540,16 @@ static InFlightDiagnostic reportUnmetBudget(FunctionOpInterface function,
                                             const RematOptions &options) {
   const RematProblem &problem = extracted.problem;
   const Simulation &simulation = plan.result.simulation;
+  // A function without ops peaks at no op: its arguments alone miss.
   Operation *peakOp =
-      getStepOp(extracted, plan.result.schedule, simulation.peakStep);
-  InFlightDiagnostic diagnostic = options.strict
-                                      ? emitError(peakOp->getLoc())
-                                      : emitWarning(peakOp->getLoc());
+      simulation.peakStep >= 0
+          ? getStepOp(extracted, plan.result.schedule, simulation.peakStep)
+          : nullptr;
+  Location loc = peakOp ? peakOp->getLoc() : function.getLoc();
+  InFlightDiagnostic diagnostic =
+      options.strict ? emitError(loc) : emitWarning(loc);
+  if (!peakOp)
+    diagnostic << "function @" << function.getName() << ": ";
   int64_t total = problem.argumentBytes + plan.arenaBytes;
   diagnostic << "cannot fit the step in the budget of " << plan.budgetBytes
              << " bytes: ";
@@ -531,7 +566,8 @@ static InFlightDiagnostic reportUnmetBudget(FunctionOpInterface function,
     diagnostic << "solver '" << plan.result.solver << "' needs "
                << simulation.peakBytes << " bytes at its peak (arguments + arena "
                << total << ")";
-  diagnostic << "; the step peaks at " << describeOp(peakOp);
+  if (peakOp)
+    diagnostic << "; the step peaks at " << describeOp(peakOp);
   // `auto` runs every solver; another solver speaks for itself.
   std::string reached = options.solver.getKind() == SolverKind::Auto
                             ? std::string("any solver")
