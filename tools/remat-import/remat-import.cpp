@@ -15,6 +15,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "remat/Support/OutputFile.h"
+#include "remat/Support/Version.h"
 #include "remat/Target/TorchScript/TorchScriptImport.h"
 
 #include "mlir/IR/Diagnostics.h"
@@ -75,6 +76,7 @@ static bool isBareIdentifier(StringRef name) {
 
 int main(int argc, char **argv) {
   llvm::InitLLVM init(argc, argv);
+  mlir::remat::setVersionPrinter("remat-import");
   cl::HideUnrelatedOptions(getToolCategory());
   cl::ParseCommandLineOptions(
       argc, argv, "remat-import: a TorchScript model as an nn function\n");

@@ -17,6 +17,7 @@
 #include "remat/Execution/CpuExecutor.h"
 #include "remat/InitAll.h"
 #include "remat/Support/OutputFile.h"
+#include "remat/Support/Version.h"
 
 #include "mlir/IR/BuiltinOps.h"
 #include "mlir/IR/MLIRContext.h"
@@ -294,6 +295,7 @@ static void printStepScalars(const CpuRunReport &report) {
 
 int main(int argc, char **argv) {
   llvm::InitLLVM init(argc, argv);
+  setVersionPrinter("remat-run");
   cl::HideUnrelatedOptions(getToolCategory());
   cl::ParseCommandLineOptions(argc, argv,
                               "remat-run: run a training step on the CPU\n");

@@ -14,6 +14,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "remat/Support/OutputFile.h"
+#include "remat/Support/Version.h"
 #include "remat/Target/Cuda/CudaEmitter.h"
 #include "remat/Target/GraphJson/GraphJsonImport.h"
 
@@ -91,6 +92,7 @@ static LogicalResult translateChunk(const Translation &translation,
 
 int main(int argc, char **argv) {
   llvm::InitLLVM init(argc, argv);
+  mlir::remat::setVersionPrinter("remat-translate");
   registerGraphJsonImport();
   registerCudaEmitter();
   cl::list<const Translation *, bool, TranslationParser> translations(

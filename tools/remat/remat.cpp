@@ -22,9 +22,10 @@
 
 #include "remat/Driver/BatchSearch.h"
 #include "remat/Driver/ForwardOps.h"
-#include "remat/Remat/SolverSpec.h"
 #include "remat/InitAll.h"
+#include "remat/Remat/SolverSpec.h"
 #include "remat/Support/OutputFile.h"
+#include "remat/Support/Version.h"
 #include "remat/Target/TorchScript/TorchScriptImport.h"
 #include "remat/Transforms/Passes.h"
 
@@ -303,6 +304,7 @@ static int runSweep(MLIRContext &context) {
 
 int main(int argc, char **argv) {
   llvm::InitLLVM init(argc, argv);
+  mlir::remat::setVersionPrinter("remat");
   llvm::cl::HideUnrelatedOptions(driver::getToolCategory());
   llvm::cl::ParseCommandLineOptions(
       argc, argv,
