@@ -73,9 +73,10 @@ static cl::opt<std::string> policiesOption(
 cl::list<std::string> checkpointsOption(
     "checkpoints", cl::CommaSeparated, cl::sub(maxBatchCommand),
     cl::sub(compileCommand),
-    cl::desc("Forward ops (remat.name) whose results are kept, as "
-             "torch.utils.checkpoint keeps segment inputs; every other "
-             "forward op is recomputed (the marks solver)"),
+    cl::desc("Forward ops whose results are kept, as "
+             "torch.utils.checkpoint keeps segment inputs, by remat.name or "
+             "module path (the module's output op; `remat ops` lists both); "
+             "every other forward op is recomputed (the marks solver)"),
     cl::cat(getToolCategory()));
 cl::opt<int64_t> maxBatchOption("max-batch", cl::init(65536),
                                 cl::sub(maxBatchCommand),
