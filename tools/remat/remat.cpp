@@ -315,6 +315,9 @@ int main(int argc, char **argv) {
   MLIRContext context(registry);
   context.loadAllAvailableDialects();
   context.printOpOnDiagnostic(false);
+  // Long solves (the heuristic's best peak, exact's branch and bound) say
+  // how they are doing, as each batch tried does.
+  rematOptions.progress = progress;
   llvm::SourceMgr sourceMgr;
   SourceMgrDiagnosticHandler handler(sourceMgr, &context);
   if (maxBatchCommand)
