@@ -355,5 +355,10 @@ int main(int argc, char **argv) {
       runFile(referenceFile, context, referenceModule, /*isReference=*/true);
   if (failed(reference) || !writeResults(*run))
     return 1;
-  return compareResults(*run, *reference) ? 0 : 1;
+  bool same = compareResults(*run, *reference);
+  llvm::outs() << "reference time: "
+               << llvm::format("%.3f", 1e3 * reference->runSeconds /
+                                           std::max<int64_t>(steps, 1))
+               << " ms a step\n";
+  return same ? 0 : 1;
 }
