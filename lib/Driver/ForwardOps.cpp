@@ -93,16 +93,19 @@ mlir::remat::resolveCheckpoints(ArrayRef<ForwardOp> ops,
                                 llvm::StringRef hint, std::string &error) {
   llvm::StringMap<std::string> meaning;
   std::vector<std::string> known;
-  for (const ForwardOp &op : ops)
-    for (const std::string &path : op.outputOf)
-      if (meaning.try_emplace(path, op.name).second)
-        known.push_back(path);
-  // An op's name wins over a module path spelled the same.
   for (const ForwardOp &op : ops) {
-    if (!meaning.count(op.name))
-      known.push_back(op.name);
     meaning[op.name] = op.name;
+    known.push_back(op.name);
   }
+  // A module path wins over an op's name spelled the same: resnet18's
+  // `layer1.1` is the block's output (`layer1.1.relu.relu.2`), not its
+  // residual add, which the importer names after the block too.
+  for (const ForwardOp &op : ops)
+    for (const std::string &path : op.outputOf) {
+      if (!meaning.count(path))
+        known.push_back(path);
+      meaning[path] = op.name;
+    }
   std::vector<std::string> resolved;
   for (const std::string &name : names) {
     auto it = meaning.find(name);

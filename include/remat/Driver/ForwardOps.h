@@ -40,8 +40,9 @@ struct ForwardOp {
 FailureOr<std::vector<ForwardOp>>
 listForwardOps(ModuleOp step, ArrayRef<ImportedOpOrigin> origins);
 
-/// The op names `names` mean: an op's name means that op, else a module
-/// path means the module's output op. Fails for an unknown name with
+/// The op names `names` mean: a module path means the module's output op
+/// (also where an op is named like the module: resnet18's residual add
+/// `layer1.1`), else an op's name means that op. Fails for an unknown name with
 /// `error` saying so, with the nearest names and `hint`.
 FailureOr<std::vector<std::string>>
 resolveCheckpoints(ArrayRef<ForwardOp> ops, ArrayRef<std::string> names,
