@@ -137,9 +137,10 @@ FailureOr<MeasuredProfile> mlir::remat::parseMeasuredProfile(StringRef text,
   return profile;
 }
 
-LogicalResult mlir::remat::checkMeasuredProfileKeys(
-    const MeasuredProfile &profile, Operation *scope, StringRef path,
-    Location loc) {
+LogicalResult
+mlir::remat::checkMeasuredProfileKeys(const MeasuredProfile &profile,
+                                      Operation *scope, StringRef path,
+                                      Location loc) {
   llvm::StringSet<> known;
   scope->walk([&](Operation *op) {
     if (StringRef name = getOpName(op); !name.empty())
@@ -160,11 +161,10 @@ LogicalResult mlir::remat::checkMeasuredProfileKeys(
   for (const auto &name : known)
     nearest.push_back({key.edit_distance(name.getKey()), name.getKey()});
   llvm::sort(nearest);
-  InFlightDiagnostic diagnostic = emitError(loc)
-                                  << "measured profile '" << path << "': '"
-                                  << key
-                                  << "' names no op of the step (remat.name) "
-                                     "and no op kind (nn.conv2d)";
+  InFlightDiagnostic diagnostic =
+      emitError(loc) << "measured profile '" << path << "': '" << key
+                     << "' names no op of the step (remat.name) "
+                        "and no op kind (nn.conv2d)";
   if (!nearest.empty())
     diagnostic << "; nearest: " << nearest.front().second;
   if (unknown.size() > 1)

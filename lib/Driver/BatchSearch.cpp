@@ -57,7 +57,7 @@ static LogicalResult markFunction(func::FuncOp function,
 }
 
 LogicalResult mlir::remat::markCheckpoints(ModuleOp step,
-                                          ArrayRef<std::string> checkpoints) {
+                                           ArrayRef<std::string> checkpoints) {
   FailureOr<func::FuncOp> function = getStepFunction(step);
   if (failed(function))
     return failure();

@@ -17,17 +17,17 @@
 #include <coin/Cbc_C_Interface.h>
 
 #include <algorithm>
+#include <cfloat>
 #include <chrono>
+#include <cmath>
 #include <condition_variable>
 #include <cstdio>
 #include <functional>
+#include <map>
+#include <memory>
 #include <mutex>
 #include <string>
 #include <thread>
-#include <cfloat>
-#include <cmath>
-#include <map>
-#include <memory>
 #include <tuple>
 
 using namespace mlir::remat;

@@ -102,9 +102,8 @@ struct RematReportPass
       return CostModel(**profile);
     FailureOr<MeasuredProfile> measured =
         readMeasuredProfile(measuredProfile, loc);
-    if (failed(measured) ||
-        failed(checkMeasuredProfileKeys(*measured, module, measuredProfile,
-                                        loc)))
+    if (failed(measured) || failed(checkMeasuredProfileKeys(
+                                *measured, module, measuredProfile, loc)))
       return failure();
     return CostModel(**profile, std::move(*measured));
   }

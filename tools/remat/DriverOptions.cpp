@@ -30,15 +30,15 @@ cl::SubCommand
 cl::SubCommand
     sweepCommand("sweep",
                  "Extra compute against budget for the step at one batch");
-cl::SubCommand opsCommand(
-    "ops", "The step's forward ops: name, kind, result bytes, and the "
-           "modules they come from (the names --checkpoints takes)");
+cl::SubCommand
+    opsCommand("ops",
+               "The step's forward ops: name, kind, result bytes, and the "
+               "modules they come from (the names --checkpoints takes)");
 
 cl::opt<std::string> modelFile(cl::Positional, cl::Required,
                                cl::desc("<model.pt>"), cl::sub(maxBatchCommand),
                                cl::sub(compileCommand), cl::sub(sweepCommand),
-                               cl::sub(opsCommand),
-                               cl::cat(getToolCategory()));
+                               cl::sub(opsCommand), cl::cat(getToolCategory()));
 cl::list<std::string> sampleShapes(
     "sample-shape", cl::CommaSeparated, cl::sub(maxBatchCommand),
     cl::desc("Type of one sample of each input of forward, without the batch "

@@ -128,8 +128,7 @@ void driver::printCompileSummary(llvm::raw_ostream &os,
     double extra = report.computeCostAfter / report.computeCostBefore - 1.0;
     // Summing the same costs in another order is not extra time.
     os << percent(std::fabs(extra) < 1e-9 ? 0.0 : extra);
-  }
-  else
+  } else
     os << "-";
   os << " on " << device.name << "\n";
 }
@@ -151,9 +150,9 @@ void driver::printOpsTable(llvm::raw_ostream &os, const ModelSpec &spec,
       llvm::interleaveComma(op.outputOf, text);
       text << ")";
     }
-    os << llvm::format("%-*s  %-22s %14lld  %s\n", int(width),
-                       op.name.c_str(), op.kind.c_str(),
-                       (long long)op.resultBytes, modules.c_str());
+    os << llvm::format("%-*s  %-22s %14lld  %s\n", int(width), op.name.c_str(),
+                       op.kind.c_str(), (long long)op.resultBytes,
+                       modules.c_str());
   }
   os << "\n--checkpoints takes an op's name or a module path (the module's "
         "output op)\n";

@@ -144,8 +144,7 @@ static LogicalResult printSummary(ModuleOp module, const RematOptions &options,
   for (auto function : module.getOps<FunctionOpInterface>()) {
     if (function.isExternal())
       continue;
-    FailureOr<StepReport> report =
-        buildStepReport(function, CostModel(device));
+    FailureOr<StepReport> report = buildStepReport(function, CostModel(device));
     if (failed(report))
       return failure();
     printCompileSummary(llvm::errs(), *report, options, device);
@@ -163,8 +162,7 @@ static int runCompile(MLIRContext &context) {
     return 1;
   if (!rematOptions.budget.isSet())
     return fail("--budget is required (2.5GB, 512MiB, 123456, 80%)");
-  if (!checkpointsOption.empty() &&
-      rematOptions.solver != SolverSpec() &&
+  if (!checkpointsOption.empty() && rematOptions.solver != SolverSpec() &&
       rematOptions.solver.getKind() != SolverKind::Marks)
     return fail("--checkpoints runs the marks solver; drop --solver=" +
                 rematOptions.solver.str());

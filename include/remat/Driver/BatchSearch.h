@@ -35,8 +35,7 @@ struct Policy {
 /// Marks the forward ops of `step` (its one function) for the `marks`
 /// solver: the `checkpoints` keep their results, every other forward op is
 /// recomputed. Fails with an error for a name no forward op has.
-LogicalResult markCheckpoints(ModuleOp step,
-                              ArrayRef<std::string> checkpoints);
+LogicalResult markCheckpoints(ModuleOp step, ArrayRef<std::string> checkpoints);
 
 struct PolicyEvaluation {
   bool fits = false;

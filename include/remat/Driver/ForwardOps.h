@@ -1,4 +1,4 @@
-//===- ForwardOps.h - a step's forward ops and the modules they are from -*- C++ -*-===//
+//===- ForwardOps.h - forward ops and their modules ------------*- C++ -*-===//
 //
 // What a user names in --checkpoints: the forward ops of a training step,
 // by remat.name or by the module path of the module whose output they are

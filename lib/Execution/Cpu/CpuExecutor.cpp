@@ -27,9 +27,9 @@
 #include "llvm/Support/FileSystem.h"
 #include "llvm/Support/Path.h"
 
-#include <chrono>
 #include <c10/core/CPUAllocator.h>
 
+#include <chrono>
 #include <mutex>
 #include <unordered_map>
 #include <cmath>
@@ -595,9 +595,9 @@ FailureOr<CpuRunReport> mlir::remat::runOnCpu(FunctionOpInterface function,
       if (failed(runner.runStep(buffers, step + 1 == steps, report)))
         return failure();
     }
-    report.runSeconds = std::chrono::duration<double>(
-                            std::chrono::steady_clock::now() - start)
-                            .count();
+    report.runSeconds =
+        std::chrono::duration<double>(std::chrono::steady_clock::now() - start)
+            .count();
     // The arena itself is allocated through ATen too.
     int64_t arenaAllocation =
         report.planned ? std::max<int64_t>(report.arenaBytes, 1) : 0;
