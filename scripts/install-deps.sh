@@ -25,6 +25,10 @@ packages=(
   # CBC (exact solver, found through pkg-config).
   libtorch-dev python3-torch python3-torchvision python3-networkx python3-sklearn
   coinor-libcbc-dev libglpk-dev pkgconf
+  # Headless chromium renders the report's charts and HTML page in the tests
+  # and for docs/images (scripts/render-report.py); DejaVu is the font they
+  # are drawn in.
+  chromium fonts-dejavu-core
 )
 
 sudo_cmd=()

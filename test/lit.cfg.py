@@ -62,3 +62,12 @@ else:
                     "compile emitted CUDA sources are skipped" % cuda_home)
 config.substitutions.append(
     ("%build_cuda", os.path.join(config.test_source_root, "..", "scripts", "build-cuda.sh")))
+
+# Debian's chromium renders the charts and the HTML report headless
+# (scripts/render-report.py; scripts/install-deps.sh installs it).
+import shutil
+if shutil.which("chromium"):
+    config.available_features.add("chromium")
+config.substitutions.append(
+    ("%render_report", "/usr/bin/python3 " + os.path.join(
+        config.test_source_root, "..", "scripts", "render-report.py")))

@@ -198,6 +198,10 @@ FailureOr<OpCost> CostModel::getCost(Operation *op) const {
   }
   StringRef name = getOpName(op);
   auto byName = name.empty() ? measured.end() : measured.find(name);
+  // A recomputation runs the op it copies: it takes that op's measured time.
+  if (byName == measured.end())
+    if (auto of = op->getAttrOfType<StringAttr>(attr::kRecomputeOf))
+      byName = measured.find(of.getValue());
   auto byKind = measured.find(op->getName().getStringRef());
   if (byName != measured.end())
     cost.cost = byName->second;

@@ -14,7 +14,9 @@
 #include "mlir/IR/BuiltinAttributes.h"
 #include "llvm/ADT/DenseMap.h"
 #include "llvm/ADT/SetVector.h"
+#include "llvm/ADT/StringMap.h"
 #include "llvm/Support/JSON.h"
+#include "llvm/Support/Path.h"
 
 using namespace mlir;
 using namespace mlir::remat;
@@ -99,42 +101,86 @@ static LogicalResult addOps(StepReport &report, FunctionOpInterface function,
       record.resultBytes.push_back(getTypeBytes(result.getType()).value_or(0));
       record.resultOffsets.push_back(offsets.lookup(result));
     }
-    if (auto of = op->getAttrOfType<StringAttr>(attr::kRecomputeOf)) {
+    if (auto of = op->getAttrOfType<StringAttr>(attr::kRecomputeOf))
       record.recomputeOf = of.str();
-      report.recomputed.push_back(of.str());
-    }
+    else
+      report.computeCostBefore += cost->cost;
     report.computeCostAfter += cost->cost;
     report.ops.push_back(std::move(record));
   }
   report.costUnit = unit.value_or(CostUnit::Seconds);
-  report.computeCostBefore = report.computeCostAfter;
   return success();
 }
 
-/// Fills what rematerialization recorded (`remat.solve`), if it ran.
+/// Lists each recomputed value once, with how many ops recompute it.
+static void addRecomputed(StepReport &report) {
+  llvm::StringMap<size_t> index;
+  for (const OpRecord &op : report.ops) {
+    if (op.recomputeOf.empty())
+      continue;
+    auto [it, inserted] =
+        index.try_emplace(op.recomputeOf, report.recomputed.size());
+    if (inserted) {
+      report.recomputed.push_back(op.recomputeOf);
+      report.recomputeCounts.push_back(0);
+    }
+    ++report.recomputeCounts[it->second];
+  }
+}
+
+/// Matches each op with its step before rematerialization: from the
+/// recorded positions when there are, else by order when only recomputing
+/// ops were inserted; left empty when neither fits.
+static void addStepsBefore(StepReport &report,
+                           ArrayRef<int64_t> givenPositions) {
+  size_t numBefore = report.liveBytesBefore.size();
+  auto valid = [&](int64_t step) {
+    return step >= 0 && size_t(step) < numBefore;
+  };
+  if (givenPositions.size() == report.ops.size() &&
+      llvm::all_of(givenPositions, valid)) {
+    for (auto [op, step] : llvm::zip(report.ops, givenPositions))
+      report.stepBefore.push_back(op.recomputeOf.empty() ? step : -1);
+    return;
+  }
+  int64_t next = 0;
+  for (const OpRecord &op : report.ops)
+    report.stepBefore.push_back(op.recomputeOf.empty() ? next++ : -1);
+  if (size_t(next) != numBefore)
+    report.stepBefore.clear();
+}
+
+/// Fills what rematerialization recorded (`remat.solve`), if it ran. The
+/// cost before is not taken from it: the report's cost model (its device or
+/// measured profile) may differ from the one the solve used, and the ops
+/// before are the ops after less the recomputing ones (addOps).
 static void addSolveOutcome(StepReport &report, FunctionOpInterface function) {
   auto solve = function->getAttrOfType<DictionaryAttr>(attr::kSolve);
-  if (!solve)
-    return;
-  if (auto budget = solve.getAs<IntegerAttr>("budget_bytes"))
-    report.budgetBytes = budget.getInt();
-  if (auto peak = solve.getAs<IntegerAttr>("peak_bytes_before"))
-    report.peakBytesBefore = peak.getInt();
-  if (auto cost = solve.getAs<FloatAttr>("compute_cost_before"))
-    report.computeCostBefore = cost.getValueAsDouble();
-  if (auto solver = solve.getAs<StringAttr>("solver"))
-    report.solver = solver.str();
-  if (auto status = solve.getAs<StringAttr>("status"))
-    report.status = status.str();
-  if (auto bound = solve.getAs<FloatAttr>("lower_bound_cost"))
-    report.lowerBoundCost = bound.getValueAsDouble();
-  if (auto timedOut = solve.getAs<BoolAttr>("timed_out"))
-    report.timedOut = timedOut.getValue();
-  if (auto seconds = solve.getAs<FloatAttr>("solve_seconds"))
-    report.solveSeconds = seconds.getValueAsDouble();
-  if (auto live = solve.getAs<DenseI64ArrayAttr>("live_bytes_before"))
-    report.liveBytesBefore.assign(live.asArrayRef().begin(),
-                                  live.asArrayRef().end());
+  ArrayRef<int64_t> givenPositions;
+  if (solve) {
+    if (auto budget = solve.getAs<IntegerAttr>("budget_bytes"))
+      report.budgetBytes = budget.getInt();
+    if (auto typed = solve.getAs<StringAttr>("budget_typed"))
+      report.budgetAsTyped = typed.str();
+    if (auto peak = solve.getAs<IntegerAttr>("peak_bytes_before"))
+      report.peakBytesBefore = peak.getInt();
+    if (auto solver = solve.getAs<StringAttr>("solver"))
+      report.solver = solver.str();
+    if (auto status = solve.getAs<StringAttr>("status"))
+      report.status = status.str();
+    if (auto bound = solve.getAs<FloatAttr>("lower_bound_cost"))
+      report.lowerBoundCost = bound.getValueAsDouble();
+    if (auto timedOut = solve.getAs<BoolAttr>("timed_out"))
+      report.timedOut = timedOut.getValue();
+    if (auto seconds = solve.getAs<FloatAttr>("solve_seconds"))
+      report.solveSeconds = seconds.getValueAsDouble();
+    if (auto live = solve.getAs<DenseI64ArrayAttr>("live_bytes_before"))
+      report.liveBytesBefore.assign(live.asArrayRef().begin(),
+                                    live.asArrayRef().end());
+    if (auto positions = solve.getAs<DenseI64ArrayAttr>("given_positions"))
+      givenPositions = positions.asArrayRef();
+  }
+  addStepsBefore(report, givenPositions);
 }
 
 FailureOr<StepReport>
@@ -163,6 +209,7 @@ mlir::remat::buildStepReport(FunctionOpInterface function,
   if (failed(offsets) ||
       failed(addOps(report, function, *analysis, costModel, *offsets)))
     return failure();
+  addRecomputed(report);
   report.kept = getKeptValues(*analysis);
   report.liveBytesAfter.assign(analysis->getLiveBytes().begin(),
                                analysis->getLiveBytes().end());
@@ -222,6 +269,10 @@ static void writeReport(llvm::json::OStream &json, const StepReport &report) {
   json.object([&] {
     json.attribute("function", report.function);
     writeOptional(json, "budget_bytes", report.budgetBytes);
+    if (report.budgetAsTyped.empty())
+      json.attribute("budget", nullptr);
+    else
+      json.attribute("budget", report.budgetAsTyped);
     json.attribute("argument_bytes", report.argumentBytes);
     json.attribute("updated_in_place_bytes", report.updatedInPlaceBytes);
     writeStringArray(json, "updated_in_place", report.updatedInPlace);
@@ -244,6 +295,11 @@ static void writeReport(llvm::json::OStream &json, const StepReport &report) {
     json.attribute("timed_out", report.timedOut);
     writeStringArray(json, "kept", report.kept);
     writeStringArray(json, "recomputed", report.recomputed);
+    json.attributeObject("recompute_counts", [&] {
+      for (auto [name, count] :
+           llvm::zip(report.recomputed, report.recomputeCounts))
+        json.attribute(name, count);
+    });
     json.attributeArray("ops", [&] {
       for (const OpRecord &op : report.ops)
         writeOp(json, op, report.costUnit);
@@ -263,4 +319,24 @@ void mlir::remat::writeReportJson(raw_ostream &os,
     });
   }
   os << "\n";
+}
+
+std::optional<ReportFormat> mlir::remat::parseReportFormat(StringRef text) {
+  if (text == "json")
+    return ReportFormat::Json;
+  if (text == "html")
+    return ReportFormat::Html;
+  return std::nullopt;
+}
+
+StringRef mlir::remat::stringifyReportFormat(ReportFormat format) {
+  return format == ReportFormat::Html ? "html" : "json";
+}
+
+ReportFormat mlir::remat::getReportFormatForPath(StringRef path) {
+  StringRef extension = llvm::sys::path::extension(path);
+  if (extension.equals_insensitive(".html") ||
+      extension.equals_insensitive(".htm"))
+    return ReportFormat::Html;
+  return ReportFormat::Json;
 }

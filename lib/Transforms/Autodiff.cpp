@@ -60,7 +60,7 @@ static FailureOr<Value> getLabels(func::FuncOp function, Value logits) {
     if (getRole(function, argument.getArgNumber()) != "label")
       continue;
     if (labels)
-      return function.emitError()
+      return emitFunctionError(function)
              << "has several arguments with role 'label'; loss=cross-entropy "
                 "needs one";
     labels = argument;
@@ -85,20 +85,20 @@ static FailureOr<Value> getLabels(func::FuncOp function, Value logits) {
 static FailureOr<Value> buildLoss(func::FuncOp function, func::ReturnOp ret,
                                   llvm::StringRef loss) {
   if (ret.getNumOperands() == 0)
-    return function.emitError()
+    return emitFunctionError(function)
            << "returns nothing; remat-autodiff needs the loss (or, with "
               "loss=cross-entropy, the logits) as the first result";
   Value first = ret.getOperand(0);
   if (loss == "none") {
     if (!isFloatTensor(first.getType(), 0))
-      return function.emitError()
+      return emitFunctionError(function)
              << "returns no scalar loss: its first result is " << first.getType()
              << "; return a 0-d float tensor, or pass loss=cross-entropy for "
                 "logits";
     return first;
   }
   if (!isFloatTensor(first.getType(), 2))
-    return function.emitError()
+    return emitFunctionError(function)
            << "loss=cross-entropy needs [N, C] float logits as the first "
               "result, not "
            << first.getType();
@@ -195,8 +195,7 @@ LogicalResult BackwardBuilder::differentiate(Operation *op) {
     return success();
   auto rule = dyn_cast<GradientOpInterface>(op);
   if (!rule)
-    return op->emitError() << "'" << op->getName()
-                           << "' has no gradient rule, and it lies between "
+    return emitOpError(op) << "has no gradient rule, and it lies between "
                               "the weights and the loss";
   GradientBuilder gradientBuilder(builder, op);
   SmallVector<Value> operandGradients(op->getNumOperands());
@@ -233,7 +232,7 @@ static LogicalResult checkForward(func::FuncOp function) {
   for (Operation &op : function.getBody().front()) {
     auto phase = op.getAttrOfType<StringAttr>(attr::kPhase);
     if (phase && phase.getValue() != "forward")
-      return op.emitError() << "is already in the '" << phase.getValue()
+      return emitOpError(&op) << "is already in the '" << phase.getValue()
                             << "' phase; remat-autodiff takes a forward "
                                "function";
   }
@@ -246,14 +245,14 @@ static FailureOr<SmallVector<BlockArgument>> getWeights(func::FuncOp function) {
     if (getRole(function, argument.getArgNumber()) != "weight")
       continue;
     if (!isa<FloatType>(getElementTypeOrSelf(argument.getType())))
-      return function.emitError()
+      return emitFunctionError(function)
              << "argument '" << getValueName(argument)
              << "' has role 'weight' but type " << argument.getType()
              << ", which cannot be differentiated";
     weights.push_back(argument);
   }
   if (weights.empty())
-    return function.emitError()
+    return emitFunctionError(function)
            << "has no argument with role 'weight' to differentiate";
   return weights;
 }
@@ -342,15 +341,15 @@ static void interleaveUpdates(Block &block, ArrayRef<BlockArgument> weights,
 LogicalResult mlir::remat::differentiateFunction(func::FuncOp function,
                                                  const AutodiffOptions &options) {
   if (options.loss != "none" && options.loss != "cross-entropy")
-    return function.emitError() << "unknown loss '" << options.loss
+    return emitFunctionError(function) << "unknown loss '" << options.loss
                                 << "' (none or cross-entropy)";
   if (options.optimizer != "none" && options.optimizer != "sgd" &&
       options.optimizer != "adam")
-    return function.emitError() << "unknown optimizer '" << options.optimizer
+    return emitFunctionError(function) << "unknown optimizer '" << options.optimizer
                                 << "' (none, sgd or adam)";
   if (options.updatePlacement != "interleaved" &&
       options.updatePlacement != "end")
-    return function.emitError()
+    return emitFunctionError(function)
            << "unknown update placement '" << options.updatePlacement
            << "' (interleaved or end)";
   if (failed(checkForward(function)))

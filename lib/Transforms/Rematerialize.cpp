@@ -150,7 +150,7 @@ mlir::remat::extractRematProblem(FunctionOpInterface function,
   }
   std::string error = problem.verify();
   if (!error.empty())
-    return emitError(function.getLoc())
+    return emitFunctionError(function)
            << "internal error: the extracted problem is malformed: " << error;
   return extracted;
 }
@@ -182,11 +182,12 @@ static Operation *getStepOp(const ExtractedProblem &extracted,
   return extracted.ops[schedule.steps[step]];
 }
 
-/// The arena the schedule needs, packed as remat-plan-memory packs it; an
-/// error at the op whose buffer would end beyond the int64 range.
+/// The arena `schedule` needs (measured as `simulation`), packed as
+/// remat-plan-memory packs it; an error at the op whose buffer would end
+/// beyond the int64 range.
 static FailureOr<int64_t> getArenaBytes(const ExtractedProblem &extracted,
-                                        const SolverResult &result) {
-  const Simulation &simulation = result.simulation;
+                                        const Schedule &schedule,
+                                        const Simulation &simulation) {
   std::vector<PackItem> items;
   for (auto [buffer, alignment] :
        llvm::zip(simulation.buffers, simulation.alignments))
@@ -195,70 +196,118 @@ static FailureOr<int64_t> getArenaBytes(const ExtractedProblem &extracted,
   if (packing.overflows()) {
     // Every buffer starts at the step that defines it.
     int64_t step = items[*packing.overflowItem].lifetime.first;
-    return getStepOp(extracted, result.schedule, step)->emitOpError()
+    return emitOpError(getStepOp(extracted, schedule, step))
            << "cannot be placed in the arena: its offset and bytes exceed the "
               "int64 range";
   }
   return packing.arenaBytes;
 }
 
+/// Arguments + `arenaBytes`; an error at the function when the sum leaves
+/// the int64 range.
+static FailureOr<int64_t> addArena(FunctionOpInterface function,
+                                   const RematProblem &problem,
+                                   int64_t arenaBytes) {
+  std::optional<int64_t> total = addBytes(problem.argumentBytes, arenaBytes);
+  if (!total)
+    return emitFunctionError(function)
+           << "arguments + arena (" << problem.argumentBytes << " + "
+           << arenaBytes << " bytes) exceed the int64 range";
+  return *total;
+}
+
 /// Checks that the step's bytes can be summed in int64 by every solver, and
-/// resolves the budget; errors name the op where a sum overflows.
-static FailureOr<int64_t> checkBytesAndResolveBudget(
-    FunctionOpInterface function, const ExtractedProblem &extracted,
-    const Simulation &before, const RematOptions &options) {
+/// measures what the step needs as given: arguments + the packed arena of
+/// the given order (the peak alone without fit-arena); errors name the op
+/// where a sum overflows.
+static LogicalResult checkBytesAndMeasureGiven(FunctionOpInterface function,
+                                               const ExtractedProblem &extracted,
+                                               const Simulation &before,
+                                               const RematOptions &options,
+                                               RematPlan &plan) {
   const RematProblem &problem = extracted.problem;
   if (std::optional<NodeId> node = problem.findByteOverflow())
-    return extracted.ops[*node]->emitOpError()
+    return emitOpError(extracted.ops[*node])
            << "brings the step's bytes (arguments, every value and workspace "
               "so far) beyond the int64 range, which remat cannot plan";
   if (!before.valid) {
     if (before.overflowStep >= 0)
-      return extracted.ops[before.overflowStep]->emitOpError()
+      return emitOpError(extracted.ops[before.overflowStep])
              << "runs with more bytes live than the int64 range holds";
-    return emitError(function.getLoc())
+    return emitFunctionError(function)
            << "internal error: the given order is invalid: " << before.error;
   }
-  std::string error;
-  std::optional<int64_t> budget =
-      options.budget.resolve(before.peakBytes, error);
-  if (!budget)
-    return emitError(function.getLoc()) << "budget " << error;
-  return *budget;
-}
-
-FailureOr<RematPlan>
-mlir::remat::planRematerialization(FunctionOpInterface function,
-                                   const ExtractedProblem &extracted,
-                                   const RematOptions &options) {
-  const RematProblem &problem = extracted.problem;
-  if (!options.budget.isSet())
-    return emitError(function.getLoc(),
-                     "rematerialization needs a budget (the 'budget' option, "
-                     "e.g. budget=2.5GB or 80%)");
-  if (failed(verifyRematOptions(options, function.getLoc())))
-    return failure();
-  RematPlan plan;
-  Simulation before = simulate(problem, getStartingSchedule(problem));
-  FailureOr<int64_t> budget =
-      checkBytesAndResolveBudget(function, extracted, before, options);
-  if (failed(budget))
-    return failure();
   plan.peakBytesBefore = before.peakBytes;
   plan.costBefore = before.cost;
   plan.liveBytesBefore = before.liveBytes;
-  plan.budgetBytes = *budget;
+  FailureOr<int64_t> arenaBytes =
+      getArenaBytes(extracted, getStartingSchedule(problem), before);
+  if (failed(arenaBytes))
+    return failure();
+  plan.arenaBytesBefore = *arenaBytes;
+  FailureOr<int64_t> given = addArena(function, problem, *arenaBytes);
+  if (failed(given))
+    return failure();
+  plan.givenBytes = options.fitArena ? *given : before.peakBytes;
+  return success();
+}
 
-  auto start = std::chrono::steady_clock::now();
-  SolverOptions solverOptions;
-  solverOptions.budgetBytes = plan.budgetBytes;
-  solverOptions.workLimit = options.workLimit;
-  solverOptions.timeLimitSeconds = options.timeLimitSeconds;
-  solverOptions.autoLpBound = options.lowerBound;
-  solverOptions.fitArena = options.fitArena;
-  solverOptions.progress = options.progress;
-  // Packing can add a little to the peak: tighten the target by what the
-  // arena overshoots and solve again, a few times at most.
+/// Whether `kind` chooses what to recompute by the budget, so that a budget
+/// the given order meets leaves nothing to recompute; the checkpointing
+/// policies (segments, sqrt, marks, block-checkpoints) recompute by design.
+static bool choosesByBudget(SolverKind kind) {
+  switch (kind) {
+  case SolverKind::Chain:
+  case SolverKind::Blocks:
+  case SolverKind::Heuristic:
+  case SolverKind::Search:
+  case SolverKind::Exact:
+  case SolverKind::Auto:
+    return true;
+  default:
+    return false;
+  }
+}
+
+/// The given order, where it meets the budget and the solver would only
+/// search for what it already has: nothing recomputed, and optimal (every op
+/// runs once, the least any schedule can cost).
+static std::optional<SolverResult>
+solveGivenOrderIfItFits(const RematProblem &problem, const RematPlan &plan,
+                        const RematOptions &options,
+                        const SolverOptions &solverOptions) {
+  if (!choosesByBudget(options.solver.getKind()) ||
+      plan.givenBytes > plan.budgetBytes)
+    return std::nullopt;
+  SolverResult result = solveNone(problem, solverOptions);
+  if (!result.hasSchedule())
+    return std::nullopt;
+  result.status = SolveStatus::Optimal;
+  result.lowerBoundCost = result.simulation.cost;
+  result.message = "the step as given fits the budget";
+  return result;
+}
+
+/// Resolves the budget against what the step needs as given.
+static LogicalResult resolveBudget(FunctionOpInterface function,
+                                   const RematOptions &options,
+                                   RematPlan &plan) {
+  std::string error;
+  std::optional<int64_t> budget = options.budget.resolve(plan.givenBytes, error);
+  if (!budget)
+    return emitFunctionError(function) << "budget " << error;
+  plan.budgetBytes = *budget;
+  return success();
+}
+
+/// Solves, re-solving with a tighter target while packing pushes the
+/// arguments + arena over the budget; records the result in `plan`.
+static LogicalResult solveWithinArena(FunctionOpInterface function,
+                                      const ExtractedProblem &extracted,
+                                      const RematOptions &options,
+                                      SolverOptions solverOptions,
+                                      RematPlan &plan) {
+  const RematProblem &problem = extracted.problem;
   std::optional<int64_t> smallestPeak;
   for (int attempt = 0; attempt < 8; ++attempt) {
     plan.result = solve(problem, options.solver, solverOptions);
@@ -268,16 +317,15 @@ mlir::remat::planRematerialization(FunctionOpInterface function,
     if (!plan.result.hasSchedule())
       break;
     const Simulation &simulation = plan.result.simulation;
-    FailureOr<int64_t> arenaBytes = getArenaBytes(extracted, plan.result);
+    FailureOr<int64_t> arenaBytes =
+        getArenaBytes(extracted, plan.result.schedule, simulation);
     if (failed(arenaBytes))
       return failure();
     plan.arenaBytes = *arenaBytes;
-    std::optional<int64_t> argumentsAndArena =
-        addBytes(problem.argumentBytes, plan.arenaBytes);
-    if (!argumentsAndArena)
-      return emitError(function.getLoc())
-             << "arguments + arena (" << problem.argumentBytes << " + "
-             << plan.arenaBytes << " bytes) exceed the int64 range";
+    FailureOr<int64_t> argumentsAndArena =
+        addArena(function, problem, plan.arenaBytes);
+    if (failed(argumentsAndArena))
+      return failure();
     int64_t total =
         options.fitArena ? *argumentsAndArena : simulation.peakBytes;
     plan.meetsBudget = total <= plan.budgetBytes;
@@ -285,12 +333,60 @@ mlir::remat::planRematerialization(FunctionOpInterface function,
                       plan.result.status == SolveStatus::Optimal;
     if (plan.meetsBudget || !solverFits)
       break;
-    solverOptions.budgetBytes -= total - plan.budgetBytes;
+    // Packing adds `overshoot` to the schedule's peak: ask for a peak that
+    // much below this schedule's (a target above its peak would only give
+    // the same schedule back), down to the lower bound, where a schedule
+    // with fewer buffers may still pack into the budget.
+    int64_t overshoot = total - plan.budgetBytes;
+    int64_t target = std::max(
+        std::min(solverOptions.budgetBytes, simulation.peakBytes) - overshoot,
+        problem.getPeakLowerBound());
+    if (target >= solverOptions.budgetBytes)
+      break;
+    solverOptions.budgetBytes = target;
   }
   if (plan.result.hasSchedule() && !plan.meetsBudget &&
       (plan.result.status == SolveStatus::Feasible ||
        plan.result.status == SolveStatus::Optimal))
     plan.result.status = SolveStatus::Infeasible;
+  return success();
+}
+
+FailureOr<RematPlan>
+mlir::remat::planRematerialization(FunctionOpInterface function,
+                                   const ExtractedProblem &extracted,
+                                   const RematOptions &options) {
+  const RematProblem &problem = extracted.problem;
+  if (!options.budget.isSet())
+    return emitFunctionError(function)
+           << "rematerialization needs a budget (the 'budget' option, e.g. "
+              "budget=2.5GB or 80%)";
+  if (failed(verifyRematOptions(options, function.getLoc())))
+    return failure();
+  RematPlan plan;
+  Simulation before = simulate(problem, getStartingSchedule(problem));
+  if (failed(checkBytesAndMeasureGiven(function, extracted, before, options,
+                                       plan)) ||
+      failed(resolveBudget(function, options, plan)))
+    return failure();
+
+  auto start = std::chrono::steady_clock::now();
+  SolverOptions solverOptions;
+  solverOptions.budgetBytes = plan.budgetBytes;
+  solverOptions.workLimit = options.workLimit;
+  solverOptions.timeLimitSeconds = options.timeLimitSeconds;
+  solverOptions.autoLpBound = options.lowerBound;
+  solverOptions.fitArena = options.fitArena;
+  solverOptions.progress = options.progress;
+  if (std::optional<SolverResult> given =
+          solveGivenOrderIfItFits(problem, plan, options, solverOptions)) {
+    plan.result = std::move(*given);
+    plan.arenaBytes = plan.arenaBytesBefore;
+    plan.meetsBudget = true;
+  } else if (failed(solveWithinArena(function, extracted, options,
+                                     solverOptions, plan))) {
+    return failure();
+  }
   plan.solveSeconds = std::chrono::duration<double>(
                           std::chrono::steady_clock::now() - start)
                           .count();
@@ -371,6 +467,15 @@ static void recordOutcome(FunctionOpInterface function, const RematPlan &plan,
           "live_bytes_before",
           builder.getDenseI64ArrayAttr(plan.liveBytesBefore)),
   };
+  // For the report's charts: the budget in the units it was typed in, and
+  // for each op of the rewritten body, the step of its op (for a
+  // recomputation, its original's) in the given order.
+  entries.push_back(builder.getNamedAttr(
+      "budget_typed", builder.getStringAttr(options.budget.str())));
+  SmallVector<int64_t> givenPositions(plan.result.schedule.steps.begin(),
+                                      plan.result.schedule.steps.end());
+  entries.push_back(builder.getNamedAttr(
+      "given_positions", builder.getDenseI64ArrayAttr(givenPositions)));
   // A time limit that cut the solve short makes the result run-dependent.
   entries.push_back(builder.getNamedAttr(
       "timed_out", builder.getBoolAttr(plan.result.timedOut)));
@@ -395,6 +500,50 @@ static int64_t getSmallestPeak(const RematPlan &plan) {
   return smallest;
 }
 
+/// The unmet budget, an error when strict (else a warning), at the op where
+/// the plan's schedule peaks, so that the message names an op and quotes one
+/// line, never the function. Where packing, not the schedule, misses the
+/// budget (the peak fits, arguments + arena do not), it says so first.
+static InFlightDiagnostic reportUnmetBudget(FunctionOpInterface function,
+                                            const ExtractedProblem &extracted,
+                                            const RematPlan &plan,
+                                            const RematOptions &options) {
+  const RematProblem &problem = extracted.problem;
+  const Simulation &simulation = plan.result.simulation;
+  Operation *peakOp =
+      getStepOp(extracted, plan.result.schedule, simulation.peakStep);
+  InFlightDiagnostic diagnostic = options.strict
+                                      ? emitError(peakOp->getLoc())
+                                      : emitWarning(peakOp->getLoc());
+  int64_t total = problem.argumentBytes + plan.arenaBytes;
+  diagnostic << "cannot fit the step in the budget of " << plan.budgetBytes
+             << " bytes: ";
+  if (options.fitArena && simulation.peakBytes <= plan.budgetBytes)
+    diagnostic << "packing misses it, not the schedule: arguments + arena "
+                  "come to "
+               << total << " bytes (" << problem.argumentBytes << " + "
+               << plan.arenaBytes << ") though solver '" << plan.result.solver
+               << "' peaks at " << simulation.peakBytes
+               << " bytes, within the budget (the arena's alignment and "
+                  "fragmentation add "
+               << total - simulation.peakBytes << " bytes)";
+  else
+    diagnostic << "solver '" << plan.result.solver << "' needs "
+               << simulation.peakBytes << " bytes at its peak (arguments + arena "
+               << total << ")";
+  diagnostic << "; the step peaks at " << describeOp(peakOp);
+  // `auto` runs every solver; another solver speaks for itself.
+  std::string reached = options.solver.getKind() == SolverKind::Auto
+                            ? std::string("any solver")
+                            : "solver '" + options.solver.str() + "'";
+  diagnostic << "; the smallest peak " << reached << " reached is "
+             << getSmallestPeak(plan)
+             << " bytes, and no schedule can peak below "
+             << problem.getPeakLowerBound()
+             << " bytes (arguments plus the largest single-op working set)";
+  return diagnostic;
+}
+
 LogicalResult mlir::remat::rematerializeFunction(FunctionOpInterface function,
                                                  const CostModel &costModel,
                                                  const RematOptions &options) {
@@ -406,42 +555,23 @@ LogicalResult mlir::remat::rematerializeFunction(FunctionOpInterface function,
       planRematerialization(function, *extracted, options);
   if (failed(plan))
     return failure();
-  const RematProblem &problem = extracted->problem;
   if (!plan->result.hasSchedule())
-    return emitError(function.getLoc())
+    return emitFunctionError(function)
            << "solver '" << options.solver.str() << "' found no schedule: "
            << (plan->result.message.empty() ? "the time limit ran out"
                                             : plan->result.message);
   if (!plan->meetsBudget) {
-    int64_t smallest = getSmallestPeak(*plan);
-    // `auto` runs every solver; another solver speaks for itself.
-    std::string reached =
-        options.solver.getKind() == SolverKind::Auto
-            ? std::string("any solver")
-            : "solver '" + options.solver.str() + "'";
-    // Diagnostics go to the function's location without printing the whole
-    // function after them.
-    auto diagnostic = options.strict ? emitError(function.getLoc())
-                                     : emitWarning(function.getLoc());
-    diagnostic << "cannot fit the step in the budget of " << plan->budgetBytes
-               << " bytes: solver '" << plan->result.solver
-               << "' needs " << plan->result.simulation.peakBytes
-               << " bytes at its peak (arguments + arena "
-               << problem.argumentBytes + plan->arenaBytes
-               << "); the smallest peak " << reached << " reached is "
-               << smallest
-               << " bytes, and no schedule can peak below "
-               << problem.getPeakLowerBound()
-               << " bytes (arguments plus the largest single-op working set)";
+    InFlightDiagnostic diagnostic =
+        reportUnmetBudget(function, *extracted, *plan, options);
     if (options.strict)
-      return failure();
+      return diagnostic;
   }
   applySchedule(function, *extracted, plan->result.schedule);
   FailureOr<PeakMemory> after = PeakMemory::analyze(function);
   if (failed(after))
     return failure();
   if (after->getPeakBytes() != plan->result.simulation.peakBytes)
-    return emitError(function.getLoc())
+    return emitFunctionError(function)
            << "internal error: the solver predicted a peak of "
            << plan->result.simulation.peakBytes
            << " bytes but the rewritten function peaks at "

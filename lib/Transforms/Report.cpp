@@ -1,7 +1,7 @@
 //===- Report.cpp - the remat-report pass ---------------------------------===//
 //
-// Builds the report of every function of the module, then writes the JSON
-// and the timeline. Nothing is written unless every report could be built;
+// Builds the report of every function of the module, then writes the
+// report (JSON or an HTML page) and the timeline. Nothing is written unless every report could be built;
 // both files are written to temporaries first and renamed into place
 // together when the pass finishes (Support/OutputFile.h).
 //
@@ -62,10 +62,23 @@ struct RematReportPass
           << reports.size() << " functions";
       return signalPassFailure();
     }
+    ReportFormat reportFormat = getReportFormatForPath(path);
+    if (!format.empty()) {
+      std::optional<ReportFormat> parsed = parseReportFormat(format);
+      if (!parsed) {
+        emitError(module.getLoc(), "remat-report: unknown format '")
+            << format << "' (expected json or html)";
+        return signalPassFailure();
+      }
+      reportFormat = *parsed;
+    }
     OutputGroup outputs;
     if (!path.empty() &&
         failed(writeFile(outputs, path, module.getLoc(), [&](raw_ostream &os) {
-          writeReportJson(os, reports);
+          if (reportFormat == ReportFormat::Html)
+            writeReportHtml(os, reports);
+          else
+            writeReportJson(os, reports);
         })))
       return signalPassFailure();
     if (!timeline.empty() &&

@@ -15,7 +15,7 @@ func.func @logits(%x: tensor<2x4xf32> {remat.name = "x", remat.role = "input"},
 func.func @no_rule(%x: tensor<4xf32> {remat.name = "x", remat.role = "input"},
                    %w: tensor<4xf32> {remat.name = "w", remat.role = "weight"})
     -> tensor<f32> {
-  // expected-error @+1 {{'arith.addf' has no gradient rule, and it lies between the weights and the loss}}
+  // expected-error @+1 {{'arith.addf' op "sum" has no gradient rule, and it lies between the weights and the loss}}
   %s = arith.addf %x, %w {remat.name = "sum"} : tensor<4xf32>
   %l = nn.sum %s {dims = array<i64: 0>, remat.name = "loss"} : tensor<4xf32> -> tensor<f32>
   return %l : tensor<f32>

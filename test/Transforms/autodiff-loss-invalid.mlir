@@ -2,9 +2,9 @@
 // RUN: not remat-opt %s --split-input-file --remat-autodiff="loss=hinge" 2>&1 | FileCheck %s --check-prefix=LOSS
 // RUN: not remat-opt %s --split-input-file --remat-autodiff="optimizer=lamb" 2>&1 | FileCheck %s --check-prefix=OPTIMIZER
 // RUN: not remat-opt %s --split-input-file --remat-autodiff="optimizer=sgd update-placement=early" 2>&1 | FileCheck %s --check-prefix=PLACEMENT
-// LOSS: error: unknown loss 'hinge' (none or cross-entropy)
-// OPTIMIZER: error: unknown optimizer 'lamb' (none, sgd or adam)
-// PLACEMENT: error: unknown update placement 'early' (interleaved or end)
+// LOSS: error: function @rank3: unknown loss 'hinge' (none or cross-entropy)
+// OPTIMIZER: error: function @rank3: unknown optimizer 'lamb' (none, sgd or adam)
+// PLACEMENT: error: function @rank3: unknown update placement 'early' (interleaved or end)
 
 // loss=cross-entropy takes [N, C] logits.
 // expected-error @+1 {{loss=cross-entropy needs [N, C] float logits as the first result, not 'tensor<2x3x5xf32>'}}

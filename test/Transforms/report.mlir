@@ -12,6 +12,7 @@
 
 // CHECK:      "function": "step",
 // CHECK-NEXT: "budget_bytes": null,
+// CHECK-NEXT: "budget": null,
 // CHECK-NEXT: "argument_bytes": 64,
 // CHECK-NEXT: "updated_in_place_bytes": 0,
 // CHECK-NEXT: "updated_in_place": [],
@@ -35,6 +36,7 @@
 // CHECK-NEXT:   "b"
 // CHECK-NEXT: ],
 // CHECK-NEXT: "recomputed": [],
+// CHECK-NEXT: "recompute_counts": {},
 // CHECK-NEXT: "ops": [
 // CHECK-NEXT:   {
 // CHECK-NEXT:     "name": "a",
@@ -55,8 +57,8 @@
 // CHECK-NEXT:     "phase": "backward",
 
 // SVG: <svg xmlns="http://www.w3.org/2000/svg"
-// SVG: Live bytes of @step (arguments 64 B, peak 256 B, arena 576 B)
-// SVG: <polyline fill="none" stroke="#999"
+// SVG: Live bytes of @step</text>
+// SVG: peak 256 B, arguments 64 B, arena 576 B, 3 ops</text>
 // SVG: <polyline fill="none" stroke="#1f77b4"
 // SVG: peak 256 B at c
 // SVG: <title>0: nn.relu a (forward): live 128 B</title>

@@ -15,9 +15,11 @@
 //===----------------------------------------------------------------------===//
 
 #include "remat/Support/OutputFile.h"
+#include "remat/Support/ToolDiagnostics.h"
 #include "remat/Support/Version.h"
 #include "remat/Target/TorchScript/TorchScriptImport.h"
 
+#include "mlir/IR/AsmState.h"
 #include "mlir/IR/Diagnostics.h"
 #include "mlir/IR/MLIRContext.h"
 #include "mlir/Support/FileUtilities.h"
@@ -77,6 +79,11 @@ static bool isBareIdentifier(StringRef name) {
 int main(int argc, char **argv) {
   llvm::InitLLVM init(argc, argv);
   mlir::remat::setVersionPrinter("remat-import");
+  // --mlir-print-debuginfo writes each op's location: the Python source
+  // line it came from.
+  registerAsmPrinterCLOptions();
+  cl::getRegisteredOptions()["mlir-print-debuginfo"]->addCategory(
+      getToolCategory());
   cl::HideUnrelatedOptions(getToolCategory());
   cl::ParseCommandLineOptions(
       argc, argv, "remat-import: a TorchScript model as an nn function\n");
@@ -116,14 +123,15 @@ int main(int argc, char **argv) {
     return fail(error);
 
   llvm::SourceMgr sourceMgr;
-  SourceMgrDiagnosticHandler handler(sourceMgr, &context);
+  context.printOpOnDiagnostic(false);
+  ToolDiagnosticHandler handler(sourceMgr, &context);
   FailureOr<TorchScriptImport> imported =
       importTorchScript(modelFile, options, &context);
   if (failed(imported))
     return 1;
   if (!writeWeights((*weights)->getTemporaryPath(), imported->weights, error))
     return fail(error);
-  imported->module->print((*output)->os());
+  imported->module->print((*output)->os(), OpPrintingFlags());
   // The weights first: the MLIR names them.
   if (failed(outputs.commit(error)))
     return fail(error);

@@ -12,7 +12,9 @@
 //===----------------------------------------------------------------------===//
 
 #include "remat/InitAll.h"
+#include "remat/Report/StepReport.h"
 #include "remat/Support/OutputFile.h"
+#include "remat/Support/ToolDiagnostics.h"
 #include "remat/Support/Version.h"
 #include "remat/Transforms/Passes.h"
 
@@ -23,6 +25,7 @@
 #include "mlir/Transforms/Passes.h"
 #include "llvm/Support/CommandLine.h"
 #include "llvm/Support/MemoryBuffer.h"
+#include "llvm/Support/SourceMgr.h"
 
 namespace mlir::remat::test {
 void registerTestPeakMemoryPass();
@@ -36,13 +39,36 @@ static cl::OptionCategory rematCategory("remat options");
 /// --report), bound to the one declaration of those options.
 static mlir::remat::RematOptions rematOptions;
 static cl::opt<std::string>
-    reportPath("report", cl::cat(rematCategory), cl::value_desc("FILE.json"),
-               cl::desc("Write the remat report of the result to FILE.json "
+    reportPath("report", cl::cat(rematCategory), cl::value_desc("FILE"),
+               cl::desc("Write the remat report of the result to FILE: JSON, "
+                        "or one HTML page when FILE ends in .html "
                         "(remat-report at the end of the pipeline)"));
 
 static cl::opt<std::string> timelinePath(
     "timeline", cl::cat(rematCategory), cl::value_desc("FILE.svg"),
     cl::desc("Write the live-bytes timeline of the result to FILE.svg"));
+
+/// A copy of the input, for the diagnostic handler of the pipeline.
+static llvm::SourceMgr inputCopy;
+
+/// MlirOptMain prints diagnostics with SourceMgrDiagnosticHandler, which
+/// quotes the source line of each, a function's whole signature included.
+/// While the passes run, remat's handler (ToolDiagnosticHandler) takes them
+/// first; not when diagnostics are verified or the input is split (each
+/// chunk is its own buffer).
+static mlir::MlirOptMainConfig
+addDiagnosticHandler(const mlir::MlirOptMainConfig &base) {
+  if (base.shouldVerifyDiagnostics() || !base.inputSplitMarker().empty())
+    return base;
+  mlir::MlirOptMainConfig config = base;
+  config.setPassPipelineSetupFn([base](mlir::PassManager &pm) {
+    // Left allocated: MlirOptMain destroys the context it is registered
+    // with, and unregistering it afterwards would touch freed memory.
+    new mlir::remat::ToolDiagnosticHandler(inputCopy, pm.getContext());
+    return base.setupPassPipeline(pm);
+  });
+  return config;
+}
 
 /// Appends the passes the tool options stand for to the pipeline that the
 /// standard options describe. The report pass writes to `reportFile` and
@@ -66,6 +92,10 @@ addShorthandPasses(const mlir::MlirOptMainConfig &base, std::string reportFile,
         if (report) {
           mlir::remat::RematReportPassOptions options;
           options.path = reportFile;
+          // The extension of the user's file, not of its temporary.
+          options.format = mlir::remat::stringifyReportFormat(
+                               mlir::remat::getReportFormatForPath(reportPath))
+                               .str();
           options.timeline = timelineFile;
           options.device = rematOptions.device;
           pm.addPass(mlir::remat::createRematReportPass(options));
@@ -102,6 +132,12 @@ int main(int argc, char **argv) {
   mlir::DialectRegistry registry;
   mlir::remat::registerAllDialects(registry);
   mlir::remat::RematOptionFlags rematFlags(rematOptions, rematCategory);
+  // Diagnostics never print the op after them (for a function, the whole
+  // function): --mlir-print-op-on-diagnostic is off unless asked for.
+  mlir::registerMLIRContextCLOptions();
+  if (auto *printOp = static_cast<cl::opt<bool> *>(
+          cl::getRegisteredOptions().lookup("mlir-print-op-on-diagnostic")))
+    printOp->setInitialValue(false);
 
   auto [inputFilename, outputFilename] = mlir::registerAndParseCLIOptions(
       argc, argv, "remat optimizer driver: rematerialization of training steps",
@@ -126,9 +162,9 @@ int main(int argc, char **argv) {
       outputs.addFile(outputFilename, errorMessage);
   if (mlir::failed(output))
     return fail(errorMessage);
-  mlir::MlirOptMainConfig config =
+  mlir::MlirOptMainConfig config = addDiagnosticHandler(
       addShorthandPasses(mlir::MlirOptMainConfig::createFromCLOptions(),
-                         *reportFile, *timelineFile);
+                         *reportFile, *timelineFile));
 
   std::unique_ptr<llvm::MemoryBuffer> input =
       mlir::openInputFile(inputFilename, &errorMessage);
@@ -136,6 +172,10 @@ int main(int argc, char **argv) {
     llvm::errs() << errorMessage << "\n";
     return 1;
   }
+  inputCopy.AddNewSourceBuffer(
+      llvm::MemoryBuffer::getMemBufferCopy(input->getBuffer(),
+                                           input->getBufferIdentifier()),
+      llvm::SMLoc());
   if (mlir::failed(mlir::MlirOptMain((*output)->os(), std::move(input),
                                      registry, config)))
     return 1;

@@ -17,6 +17,7 @@
 #include "remat/Execution/CpuExecutor.h"
 #include "remat/InitAll.h"
 #include "remat/Support/OutputFile.h"
+#include "remat/Support/ToolDiagnostics.h"
 #include "remat/Support/Version.h"
 
 #include "mlir/IR/BuiltinOps.h"
@@ -336,7 +337,7 @@ int main(int argc, char **argv) {
   MLIRContext context(registry);
   context.printOpOnDiagnostic(false);
   llvm::SourceMgr sourceMgr;
-  SourceMgrDiagnosticHandler handler(sourceMgr, &context);
+  ToolDiagnosticHandler handler(sourceMgr, &context);
 
   OwningOpRef<ModuleOp> module;
   FailureOr<CpuRunReport> run =

@@ -14,6 +14,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "remat/Support/OutputFile.h"
+#include "remat/Support/ToolDiagnostics.h"
 #include "remat/Support/Version.h"
 #include "remat/Target/Cuda/CudaEmitter.h"
 #include "remat/Target/GraphJson/GraphJsonImport.h"
@@ -77,7 +78,8 @@ static LogicalResult translateChunk(const Translation &translation,
         buffer->getBuffer(), buffer->getBufferIdentifier());
   MLIRContext context;
   context.allowUnregisteredDialects(allowUnregisteredDialects);
-  context.printOpOnDiagnostic(!verifyDiagnostics);
+  // Never the op after a diagnostic: for a function, the whole function.
+  context.printOpOnDiagnostic(false);
   auto sourceMgr = std::make_shared<llvm::SourceMgr>();
   sourceMgr->AddNewSourceBuffer(std::move(buffer), llvm::SMLoc());
   if (verifyDiagnostics) {
@@ -86,7 +88,7 @@ static LogicalResult translateChunk(const Translation &translation,
     (void)translation(sourceMgr, os, &context);
     return handler.verify();
   }
-  SourceMgrDiagnosticHandler handler(*sourceMgr, &context);
+  ToolDiagnosticHandler handler(*sourceMgr, &context);
   return translation(sourceMgr, os, &context);
 }
 

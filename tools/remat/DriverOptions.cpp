@@ -123,7 +123,9 @@ cl::opt<std::string>
                   cl::desc("Weights directory (default: <output>.weights)"),
                   cl::cat(getToolCategory()));
 cl::opt<std::string> reportPath("report", cl::sub(compileCommand),
-                                cl::desc("Write the report to FILE.json"),
+                                cl::desc("Write the report to FILE: JSON, "
+                                         "or one HTML page when FILE ends "
+                                         "in .html"),
                                 cl::cat(getToolCategory()));
 cl::opt<std::string> unplannedPath(
     "write-unplanned", cl::sub(compileCommand),

@@ -2,6 +2,8 @@
 
 #include "DriverOutput.h"
 
+#include "remat/Report/StepReport.h"
+
 #include "llvm/Support/Format.h"
 #include "llvm/Support/JSON.h"
 #include "llvm/Support/Path.h"
@@ -228,59 +230,13 @@ void driver::printSweepJson(llvm::raw_ostream &os, const ModelSpec &spec,
 
 void driver::printSweepSvg(llvm::raw_ostream &os, const ModelSpec &spec,
                            const Policy &policy, ArrayRef<SweepPoint> sweep) {
-  const double width = 640, height = 360, left = 70, right = 20, top = 30,
-               bottom = 50;
-  int64_t low = sweep.back().budgetBytes, high = sweep.front().budgetBytes;
-  double maxExtra = 0.01;
+  std::vector<SweepChartPoint> points;
   for (const SweepPoint &point : sweep)
-    if (point.evaluation.fits)
-      maxExtra = std::max(maxExtra, point.evaluation.extraTime);
-  auto x = [&](int64_t budget) {
-    double span = std::max<double>(1.0, double(high - low));
-    return left + (width - left - right) * double(budget - low) / span;
-  };
-  auto y = [&](double extra) {
-    return height - bottom - (height - top - bottom) * extra / maxExtra;
-  };
-  os << llvm::format("<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"%.0f\" "
-                     "height=\"%.0f\" font-family=\"sans-serif\" "
-                     "font-size=\"12\">\n",
-                     width, height);
-  os << "<title>extra compute against budget: "
-     << llvm::sys::path::filename(spec.modelPath) << ", solver "
-     << policy.solver << "</title>\n";
-  os << llvm::format("<line x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\" "
-                     "stroke=\"black\"/>\n",
-                     left, height - bottom, width - right, height - bottom);
-  os << llvm::format("<line x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\" "
-                     "stroke=\"black\"/>\n",
-                     left, top, left, height - bottom);
-  os << llvm::format("<text x=\"%.1f\" y=\"%.1f\" text-anchor=\"middle\">"
-                     "budget (bytes): %lld to %lld</text>\n",
-                     (left + width - right) / 2, height - 15, (long long)low,
-                     (long long)high);
-  os << llvm::format("<text x=\"15\" y=\"%.1f\" transform=\"rotate(-90 15 "
-                     "%.1f)\" text-anchor=\"middle\">extra time (max %.1f%%)"
-                     "</text>\n",
-                     (top + height - bottom) / 2, (top + height - bottom) / 2,
-                     100.0 * maxExtra);
-  std::string path;
-  for (const SweepPoint &point : sweep) {
-    if (!point.evaluation.fits) {
-      os << llvm::format("<text x=\"%.1f\" y=\"%.1f\" fill=\"red\" "
-                         "text-anchor=\"middle\">x</text>\n",
-                         x(point.budgetBytes), height - bottom - 4);
-      continue;
-    }
-    double px = x(point.budgetBytes), py = y(point.evaluation.extraTime);
-    llvm::raw_string_ostream(path)
-        << llvm::format("%s%.1f,%.1f", path.empty() ? "" : " ", px, py);
-    os << llvm::format("<circle cx=\"%.1f\" cy=\"%.1f\" r=\"3\" "
-                       "fill=\"steelblue\"/>\n",
-                       px, py);
-  }
-  if (!path.empty())
-    os << "<polyline fill=\"none\" stroke=\"steelblue\" points=\"" << path
-       << "\"/>\n";
-  os << "</svg>\n";
+    points.push_back({point.budgetBytes, point.evaluation.fits,
+                      point.evaluation.extraTime, point.evaluation.solver});
+  std::string title = "Extra time against budget: " +
+                      llvm::sys::path::filename(spec.modelPath).str() + " (" +
+                      describeShapes(spec) + "), solver " +
+                      policy.solver.str();
+  writeSweepSvg(os, title, points);
 }

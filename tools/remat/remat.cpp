@@ -24,7 +24,9 @@
 #include "remat/Driver/ForwardOps.h"
 #include "remat/InitAll.h"
 #include "remat/Remat/SolverSpec.h"
+#include "remat/Report/StepReport.h"
 #include "remat/Support/OutputFile.h"
+#include "remat/Support/ToolDiagnostics.h"
 #include "remat/Support/Version.h"
 #include "remat/Target/TorchScript/TorchScriptImport.h"
 #include "remat/Transforms/Passes.h"
@@ -217,8 +219,12 @@ static int runCompile(MLIRContext &context) {
   buildRematPipeline(pm, options);
   if (!reportPath.empty() || !timelinePath.empty()) {
     RematReportPassOptions reportOptions;
-    if (!reportPath.empty())
+    if (!reportPath.empty()) {
       reportOptions.path = (*report)->getTemporaryPath().str();
+      // The extension of the user's file, not of its temporary.
+      reportOptions.format =
+          stringifyReportFormat(getReportFormatForPath(reportPath)).str();
+    }
     if (!timelinePath.empty())
       reportOptions.timeline = (*timeline)->getTemporaryPath().str();
     reportOptions.device = rematOptions.device;
@@ -317,7 +323,7 @@ int main(int argc, char **argv) {
   // how they are doing, as each batch tried does.
   rematOptions.progress = progress;
   llvm::SourceMgr sourceMgr;
-  SourceMgrDiagnosticHandler handler(sourceMgr, &context);
+  ToolDiagnosticHandler handler(sourceMgr, &context);
   if (maxBatchCommand)
     return runMaxBatch(context);
   if (compileCommand)

@@ -2,9 +2,11 @@
 //
 // A byte budget: `2.5GB` (GB = 10^9 bytes, MB = 10^6, KB = 10^3), `2.5GiB`
 // (GiB = 2^30, MiB, KiB), plain bytes (`123456`, `123456B`), or `80%`, a
-// percentage of the peak of the function as given. It prints back as it
-// was written, so pass pipelines round-trip, and has a cl::parser so that
-// pass options and tool options take it directly. Sizes in units are
+// percentage of what the function needs as given (the caller says what:
+// remat-rematerialize takes arguments + the packed arena of the given
+// order). It prints back as it was written, so pass pipelines round-trip,
+// and has a cl::parser so that pass options and tool options take it
+// directly. Sizes in units are
 // whole bytes, computed exactly from the decimal text (`1.5B` is an error,
 // not 1 byte) and within the int64 range; a percentage is resolved against
 // its reference when that is known, and must come to at least one byte.

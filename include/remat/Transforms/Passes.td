@@ -147,12 +147,18 @@ def RematReportPass : Pass<"remat-report", "::mlir::ModuleOp"> {
     solver and its status, what was kept and recomputed, and every op with
     its FLOPs, estimated time, workspace and result offsets. The arena is the
     planner's (`remat.arena_bytes`) when the function was planned, else it is
-    planned here without changing the IR. `timeline` writes an SVG chart of
-    live bytes over the schedule. Files are written whole or not at all.
+    planned here without changing the IR. `format=html` writes instead one
+    self-contained HTML page with the same figures, the timeline, what was
+    recomputed and a sortable table of the ops; by default the extension of
+    `path` picks the format (`.html`: HTML, else JSON). `timeline` writes
+    an SVG chart of live bytes over the schedule. Files are written whole
+    or not at all.
   }];
   let options = [
     Option<"path", "path", "std::string", /*default=*/"\"-\"",
-           "File for the JSON report ('-' for stdout, empty for none)">,
+           "File for the report ('-' for stdout, empty for none)">,
+    Option<"format", "format", "std::string", /*default=*/"\"\"",
+           "json or html (default: html when path ends in .html, else json)">,
     Option<"timeline", "timeline", "std::string", /*default=*/"\"\"",
            "File for the SVG timeline (none when empty)">,
     Option<"device", "device", "std::string", /*default=*/"\"h200\"",

@@ -50,6 +50,13 @@ struct RematPlan {
   int64_t budgetBytes = 0;
   /// The arena the schedule needs, planned as remat-plan-memory will.
   int64_t arenaBytes = 0;
+  /// The arena of the given order.
+  int64_t arenaBytesBefore = 0;
+  /// What the step needs as given, the reference of a percentage budget:
+  /// arguments + the arena of the given order (the peak of the given order
+  /// without fit-arena). A budget at least this is met with nothing
+  /// recomputed.
+  int64_t givenBytes = 0;
   int64_t peakBytesBefore = 0;
   double costBefore = 0.0;
   std::vector<int64_t> liveBytesBefore;
@@ -57,7 +64,11 @@ struct RematPlan {
   bool meetsBudget = false;
 };
 
-/// Solves under the budget. Fails with an error for a missing or
+/// Solves under the budget. A percentage budget is of `givenBytes`. Where
+/// the given order meets the budget, the solvers that choose what to
+/// recompute by the budget (auto, heuristic, search, exact, chain, blocks)
+/// are not run: the result is the given order, solver `none`, status
+/// `optimal`. Fails with an error for a missing or
 /// unresolvable budget, options verifyRematOptions rejects, or a byte count
 /// of the step or of its arena beyond the int64 range (at the op where the
 /// sum overflows).

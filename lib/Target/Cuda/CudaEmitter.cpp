@@ -180,7 +180,7 @@ static LogicalResult checkValue(Value value, Location loc) {
 
 static LogicalResult checkPlanned(func::FuncOp function) {
   if (!function->hasAttr(attr::kArenaBytes))
-    return function.emitOpError()
+    return emitFunctionError(function)
            << "has no memory plan: run remat-plan-memory (or remat-opt with "
               "--budget, whose pipeline ends with it) before --emit-cuda";
   for (BlockArgument argument : function.getArguments())
@@ -188,12 +188,12 @@ static LogicalResult checkPlanned(func::FuncOp function) {
       return failure();
   for (Operation &op : function.getBody().front().without_terminator()) {
     if (!isa<nn::NNDialect>(op.getDialect()))
-      return op.emitOpError("has no CUDA lowering (the CUDA lowering takes "
-                            "nn ops)");
+      return emitOpError(&op) << "has no CUDA lowering (the CUDA lowering "
+                                 "takes nn ops)";
     auto offsets = op.getAttrOfType<DenseI64ArrayAttr>(attr::kOffsets);
     if (op.getNumResults() > 0 &&
         (!offsets || offsets.size() != int64_t(op.getNumResults())))
-      return op.emitOpError()
+      return emitOpError(&op)
              << "has no planned offsets: run remat-plan-memory before "
                 "--emit-cuda";
     for (Value result : op.getResults())

@@ -20,6 +20,7 @@
 #include "StepWriter.h"
 
 #include "remat/Dialect/NN/IR/NNOps.h"
+#include "remat/Dialect/Remat/IR/RematDialect.h"
 
 #include "llvm/ADT/MapVector.h"
 #include "llvm/ADT/STLExtras.h"
@@ -569,7 +570,7 @@ LogicalResult CallWriter::write() {
   planScratch();
   if (!(succeeded(writeConvPool()) || succeeded(writeNormLinear()) ||
         succeeded(writeLossOptimizer()) || succeeded(writeShapes())))
-    return op->emitOpError("has no CUDA lowering");
+    return emitOpError(op) << "has no CUDA lowering";
   // Results computed in scratch go into their arguments' buffers, after the
   // call has read the old values.
   for (auto [result, offset] : scratch)

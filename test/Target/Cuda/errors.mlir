@@ -1,7 +1,7 @@
 // Steps --emit-cuda refuses, each with a diagnostic and no output.
 // RUN: remat-translate --emit-cuda --verify-diagnostics --split-input-file %s
 
-// expected-error @+1 {{'func.func' op has no memory plan: run remat-plan-memory (or remat-opt with --budget, whose pipeline ends with it) before --emit-cuda}}
+// expected-error @+1 {{function @unplanned: has no memory plan: run remat-plan-memory (or remat-opt with --budget, whose pipeline ends with it) before --emit-cuda}}
 func.func @unplanned(%x: tensor<4xf32>) -> tensor<4xf32> {
   %0 = nn.relu %x : tensor<4xf32>
   return %0 : tensor<4xf32>

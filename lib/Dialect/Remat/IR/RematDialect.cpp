@@ -116,6 +116,31 @@ StringRef mlir::remat::getOpName(Operation *op) {
   return name ? name.getValue() : StringRef();
 }
 
+std::string mlir::remat::describeOp(Operation *op) {
+  std::string text = "'" + op->getName().getStringRef().str() + "' op";
+  if (StringRef name = getOpName(op); !name.empty())
+    text += " \"" + name.str() + "\"";
+  return text;
+}
+
+InFlightDiagnostic mlir::remat::emitOpError(Operation *op) {
+  InFlightDiagnostic diagnostic = emitError(op->getLoc());
+  diagnostic << describeOp(op) << " ";
+  return diagnostic;
+}
+
+InFlightDiagnostic mlir::remat::emitOpWarning(Operation *op) {
+  InFlightDiagnostic diagnostic = emitWarning(op->getLoc());
+  diagnostic << describeOp(op) << " ";
+  return diagnostic;
+}
+
+InFlightDiagnostic mlir::remat::emitFunctionError(FunctionOpInterface function) {
+  InFlightDiagnostic diagnostic = emitError(function.getLoc());
+  diagnostic << "function @" << function.getName() << ": ";
+  return diagnostic;
+}
+
 std::optional<unsigned>
 mlir::remat::findArgumentIndexByName(FunctionOpInterface function,
                                      StringRef name) {

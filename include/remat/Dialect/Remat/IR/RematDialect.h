@@ -76,6 +76,22 @@ std::optional<Phase> getPhase(Operation *op);
 /// Returns the `remat.name` of `op`, or an empty string if it has none.
 llvm::StringRef getOpName(Operation *op);
 
+/// `op` as diagnostics name it: its kind and its `remat.name` when it has
+/// one, e.g. `'nn.conv2d' op "layer1.0.conv1"`.
+std::string describeOp(Operation *op);
+
+/// An error (a warning) at `op`'s location that begins with describeOp(op),
+/// as Operation::emitOpError does with the kind alone, but that never
+/// prints the op after it: a diagnostic stays a few lines however large the
+/// op (a function, an op with regions) and whatever
+/// --mlir-print-op-on-diagnostic says.
+InFlightDiagnostic emitOpError(Operation *op);
+InFlightDiagnostic emitOpWarning(Operation *op);
+
+/// An error at `function`'s location that begins with its name
+/// (`function @forward: `), without printing the function.
+InFlightDiagnostic emitFunctionError(FunctionOpInterface function);
+
 } // namespace mlir::remat
 
 #endif // REMAT_DIALECT_REMAT_IR_REMATDIALECT_H
