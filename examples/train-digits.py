@@ -141,8 +141,8 @@ def train(args, make_models, optimizer, workdir, x, y):
             sys.exit("train-digits: remat-run printed %d losses for %d steps"
                      % (len(losses[kind]), len(x)))
         finals[kind] = out
-        peak = re.search(r"^peak measured in the arena: (\d+) bytes", output,
-                         re.M)
+        peak = re.search(r"^measured: arguments \+ the most arena bytes live "
+                         r"at once = (\d+) bytes", output, re.M)
         if peak:
             print("%s %s: arguments + arena peak %s bytes" % (
                 optimizer, kind, peak.group(1)))

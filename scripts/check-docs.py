@@ -46,6 +46,36 @@ def remat_options(text):
     return options
 
 
+def check_driver(build, missing):
+    """docs/driver.md names every option of every remat command, and each default --help shows
+    (the driver is built with LibTorch only)."""
+    tool = os.path.join(build, "bin", "remat")
+    if not os.path.exists(tool):
+        return 0
+    doc = open(os.path.join(ROOT, "docs", "driver.md")).read()
+    checked = set()
+    for command in ["max-batch", "compile", "sweep", "ops"]:
+        text = help_text_of([tool, command])
+        for name in remat_options(text):
+            checked.add(name)
+            if f"--{name}" not in doc:
+                missing.append(f"docs/driver.md does not mention '--{name}' (remat {command} --help)")
+        for name, default in re.findall(r"^\s+--([a-z0-9-]+)(?:=<\w+>)?\s+- .*\(default:? ([^)]*)\)$",
+                                        text, re.M):
+            value = default.split(":")[0].strip()
+            if value in ("none", "<output>.weights") or value.startswith("0"):
+                continue
+            if value not in doc:
+                missing.append(f"docs/driver.md does not state --{name}'s default {value} "
+                               f"(remat {command} --help)")
+    return len(checked)
+
+
+def help_text_of(command):
+    return subprocess.run(command + ["--help"], capture_output=True, text=True,
+                          check=True).stdout
+
+
 def main():
     build = sys.argv[1]
     guide = open(os.path.join(ROOT, "docs", "user-guide.md")).read()
@@ -64,9 +94,11 @@ def main():
             if a.read() != b.read():
                 missing.append(f"docs/reference/{committed} differs from the generated "
                                f"{generated}; copy it over")
+    driver_options = check_driver(build, missing)
     for line in missing:
         print(line, file=sys.stderr)
-    print(f"checked {len(options)} options and 3 generated references")
+    print(f"checked {len(options)} options, {driver_options} remat driver options and 3 "
+          f"generated references")
     return 1 if missing else 0
 
 

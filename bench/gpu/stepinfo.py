@@ -85,7 +85,7 @@ def parse_run_log(path):
     match = re.search(r"planned: arguments (\d+) bytes \+ arena (\d+) bytes", text)
     if match:
         figures["argument_bytes"], figures["arena_bytes"] = map(int, match.groups())
-    match = re.search(r"peak measured in the arena: (\d+) bytes", text)
+    match = re.search(r"measured: arguments \+ the most arena bytes live at once = (\d+) bytes", text)
     if match:
         figures["measured_peak_bytes"] = int(match.group(1))
     match = re.search(r"outside the arena \(.*\): at most (\d+) bytes", text)

@@ -13,6 +13,7 @@
 #include "remat/Interfaces/CostOpInterface.h"
 
 #include "mlir/IR/Diagnostics.h"
+#include "llvm/ADT/StringSet.h"
 #include "llvm/Support/JSON.h"
 #include "llvm/Support/MemoryBuffer.h"
 
@@ -134,6 +135,42 @@ FailureOr<MeasuredProfile> mlir::remat::parseMeasuredProfile(StringRef text,
     profile[entry.first.str()] = *seconds;
   }
   return profile;
+}
+
+LogicalResult
+mlir::remat::checkMeasuredProfileKeys(const MeasuredProfile &profile,
+                                      Operation *scope, StringRef path,
+                                      Location loc) {
+  llvm::StringSet<> known;
+  scope->walk([&](Operation *op) {
+    if (StringRef name = getOpName(op); !name.empty())
+      known.insert(name);
+    known.insert(op->getName().getStringRef());
+  });
+  // Sorted, so that the error names the same key on every run.
+  std::vector<StringRef> unknown;
+  for (const auto &entry : profile)
+    if (!known.contains(entry.getKey()) &&
+        !RegisteredOperationName::lookup(entry.getKey(), loc.getContext()))
+      unknown.push_back(entry.getKey());
+  if (unknown.empty())
+    return success();
+  llvm::sort(unknown);
+  StringRef key = unknown.front();
+  std::vector<std::pair<unsigned, StringRef>> nearest;
+  for (const auto &name : known)
+    nearest.push_back({key.edit_distance(name.getKey()), name.getKey()});
+  llvm::sort(nearest);
+  InFlightDiagnostic diagnostic =
+      emitError(loc) << "measured profile '" << path << "': '" << key
+                     << "' names no op of the step (remat.name) "
+                        "and no op kind (nn.conv2d)";
+  if (!nearest.empty())
+    diagnostic << "; nearest: " << nearest.front().second;
+  if (unknown.size() > 1)
+    diagnostic << " (" << unknown.size() - 1 << " more unknown key"
+               << (unknown.size() > 2 ? "s" : "") << ")";
+  return diagnostic;
 }
 
 double CostModel::estimateSeconds(int64_t flops, int64_t bytesMoved) const {

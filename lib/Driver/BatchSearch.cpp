@@ -32,8 +32,8 @@ static FailureOr<func::FuncOp> getStepFunction(ModuleOp step) {
 
 /// Marks every forward op for recomputation but the checkpoints, which are
 /// kept: the schedule torch.utils.checkpoint runs around those values.
-static LogicalResult markCheckpoints(func::FuncOp function,
-                                     ArrayRef<std::string> checkpoints) {
+static LogicalResult markFunction(func::FuncOp function,
+                                  ArrayRef<std::string> checkpoints) {
   llvm::StringSet<> wanted;
   for (const std::string &name : checkpoints)
     wanted.insert(name);
@@ -54,6 +54,14 @@ static LogicalResult markCheckpoints(func::FuncOp function,
       return function.emitError() << "no forward op is named '" << name
                                   << "' (a checkpoint of the policy)";
   return success();
+}
+
+LogicalResult mlir::remat::markCheckpoints(ModuleOp step,
+                                           ArrayRef<std::string> checkpoints) {
+  FailureOr<func::FuncOp> function = getStepFunction(step);
+  if (failed(function))
+    return failure();
+  return markFunction(*function, checkpoints);
 }
 
 static int64_t getFlops(const ExtractedProblem &extracted,
@@ -80,7 +88,7 @@ planPolicy(ModuleOp step, const Policy &policy, int64_t budgetBytes,
   if (failed(function))
     return failure();
   if (!policy.checkpoints.empty() &&
-      failed(markCheckpoints(*function, policy.checkpoints)))
+      failed(markFunction(*function, policy.checkpoints)))
     return failure();
   FailureOr<ExtractedProblem> extracted =
       extractRematProblem(*function, costModel);
@@ -114,6 +122,7 @@ mlir::remat::evaluatePolicy(ModuleOp step, const Policy &policy,
   evaluation.fits = plan.meetsBudget;
   evaluation.bytes = extracted.problem.argumentBytes + plan.arenaBytes;
   evaluation.peakBytes = plan.result.simulation.peakBytes;
+  evaluation.peakBytesBefore = plan.peakBytesBefore;
   evaluation.solver = plan.result.solver;
   evaluation.status = stringifySolveStatus(plan.result.status);
   if (plan.costBefore > 0)

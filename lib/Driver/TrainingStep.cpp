@@ -58,5 +58,7 @@ FailureOr<ModuleOp> TrainingStepBuilder::getStep(int64_t batch) {
     return failure();
   ModuleOp module = *step->module;
   steps[batch] = std::move(step->module);
+  if (origins.empty())
+    origins = std::move(step->opOrigins);
   return module;
 }

@@ -18,9 +18,16 @@
 
 #include <algorithm>
 #include <cfloat>
+#include <chrono>
 #include <cmath>
+#include <condition_variable>
+#include <cstdio>
+#include <functional>
 #include <map>
 #include <memory>
+#include <mutex>
+#include <string>
+#include <thread>
 #include <tuple>
 
 using namespace mlir::remat;
@@ -391,6 +398,65 @@ Schedule StageModel::decode(const double *solution) const {
 }
 
 /// The cost of computing every node once: no schedule costs less.
+static std::string formatCost(double cost) {
+  char text[32];
+  std::snprintf(text, sizeof(text), "%.4g", cost);
+  return text;
+}
+
+/// Says, while CBC runs, that it still does: every few seconds, the time
+/// spent and the limits (CBC's own log goes to stdout, where the step may go,
+/// so its incumbents cannot be shown as they come). Quiet for solves under
+/// a second, as the heuristic is.
+class ProgressTicker {
+public:
+  /// `what` opens the first line.
+  ProgressTicker(const SolverOptions &options, std::string what)
+      : progress(options.progress), what(std::move(what)),
+        timeLimit(options.timeLimitSeconds) {
+    if (progress)
+      thread = std::thread([this] { run(); });
+  }
+  ~ProgressTicker() {
+    if (!thread.joinable())
+      return;
+    {
+      std::lock_guard<std::mutex> lock(mutex);
+      done = true;
+    }
+    wake.notify_one();
+    thread.join();
+  }
+
+private:
+  void run() {
+    using namespace std::chrono;
+    auto start = steady_clock::now();
+    std::unique_lock<std::mutex> lock(mutex);
+    // After 1 s, then every 5 s.
+    for (auto next = start + seconds(1);; next += seconds(5)) {
+      if (wake.wait_until(lock, next, [this] { return done; }))
+        return;
+      double elapsed = duration<double>(steady_clock::now() - start).count();
+      // The first line says what runs; the others, that it still does.
+      std::string line =
+          (next == start + seconds(1) ? what : std::string("exact")) +
+          ": still running after " + std::to_string(int64_t(elapsed)) + " s";
+      if (timeLimit > 0 && timeLimit < 1e9)
+        line += " (time limit " + std::to_string(int64_t(timeLimit)) + " s)";
+      progress(line);
+    }
+  }
+
+  std::function<void(const std::string &)> progress;
+  std::string what;
+  double timeLimit;
+  std::mutex mutex;
+  std::condition_variable wake;
+  bool done = false;
+  std::thread thread;
+};
+
 static double getComputeOnceCost(const RematProblem &problem) {
   return problem.getTotalCost();
 }
@@ -481,7 +547,20 @@ SolverResult mlir::remat::solveMilpFrom(const RematProblem &problem,
       Cbc_setMIPStartI(model.get(), int(indices.size()), indices.data(),
                        values.data());
   }
-  Cbc_solve(model.get());
+  auto solveStart = std::chrono::steady_clock::now();
+  bool talk = options.progress && effort == MilpEffort::BranchAndBound;
+  {
+    ProgressTicker ticker(
+        talk ? options : SolverOptions(),
+        "exact: branch and bound over " + std::to_string(milp.colLower.size()) +
+            " variables from a start of cost " +
+            (startFits ? formatCost(start.simulation.cost)
+                       : std::string("none (no schedule fits yet)")));
+    Cbc_solve(model.get());
+  }
+  double solveSeconds = std::chrono::duration<double>(
+                            std::chrono::steady_clock::now() - solveStart)
+                            .count();
 
   bool proven = Cbc_isProvenOptimal(model.get());
   const double *solution = Cbc_numberSavedSolutions(model.get()) > 0
@@ -519,6 +598,19 @@ SolverResult mlir::remat::solveMilpFrom(const RematProblem &problem,
   }
   // CBC's secondary status 4: stopped on time.
   result.timedOut = !proven && Cbc_secondaryStatus(model.get()) == 4;
+  if (talk && solveSeconds > 1.0)
+    options.progress(
+        "exact: branch and bound done after " +
+        std::to_string(int64_t(solveSeconds)) + " s: " +
+        (std::isinf(bound) && !hasFit
+             ? std::string("no schedule of stages fits the budget")
+             : (hasFit ? "cost " + formatCost(cost)
+                       : std::string("no schedule")) +
+                   ", lower bound " +
+                   formatCost(result.lowerBoundCost.value_or(bound)) +
+                   (proven            ? " (optimal)"
+                    : result.timedOut ? " (time limit)"
+                                      : "")));
   if (result.status == SolveStatus::Optimal)
     result.message = "no schedule of frontier-advancing stages costs less";
   else if (effort == MilpEffort::LpBound)

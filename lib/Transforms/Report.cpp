@@ -41,7 +41,7 @@ struct RematReportPass
 
   void runOnOperation() override {
     ModuleOp module = getOperation();
-    FailureOr<CostModel> costModel = makeCostModel(module.getLoc());
+    FailureOr<CostModel> costModel = makeCostModel(module);
     if (failed(costModel))
       return signalPassFailure();
     std::vector<StepReport> reports;
@@ -106,7 +106,8 @@ struct RematReportPass
                       entries.getDictionary(function.getContext()));
   }
 
-  FailureOr<CostModel> makeCostModel(Location loc) {
+  FailureOr<CostModel> makeCostModel(ModuleOp module) {
+    Location loc = module.getLoc();
     FailureOr<const DeviceProfile *> profile = lookupDeviceProfile(device, loc);
     if (failed(profile))
       return failure();
@@ -114,7 +115,8 @@ struct RematReportPass
       return CostModel(**profile);
     FailureOr<MeasuredProfile> measured =
         readMeasuredProfile(measuredProfile, loc);
-    if (failed(measured))
+    if (failed(measured) || failed(checkMeasuredProfileKeys(
+                                *measured, module, measuredProfile, loc)))
       return failure();
     return CostModel(**profile, std::move(*measured));
   }

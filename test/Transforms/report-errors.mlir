@@ -15,6 +15,17 @@
 // DEEP: error: measured profile '{{.*}}measured-deep.json' nests arrays or objects deeper than 64 levels
 // RUN: not remat-opt %s --pass-pipeline='builtin.module(remat-report{path=%t.json measured-profile=%S/Inputs/measured-array.json})' -o /dev/null 2>&1 | FileCheck %s --check-prefix=ARRAY
 // ARRAY: error: measured profile '{{.*}}measured-array.json' must be a JSON object of op -> seconds
+// A key that names no op of the step and no op kind (a typo, or a profile of
+// another step) would leave its op to the estimate without a word: an error
+// with the first such key, its nearest name, and how many more there are.
+// RUN: not remat-opt %s --pass-pipeline='builtin.module(remat-report{path=%t.json measured-profile=%S/Inputs/measured-unknown.json})' -o /dev/null 2>&1 | FileCheck %s --check-prefix=UNKNOWN
+// UNKNOWN: error: measured profile '{{.*}}measured-unknown.json': 'bb' names no op of the step (remat.name) and no op kind (nn.conv2d); nearest: {{[a-z.]+}} (2 more unknown keys)
+// RUN: echo '{"nn.rellu": 1.0}' > %t.typo.json
+// RUN: not remat-opt %s --pass-pipeline='builtin.module(remat-report{path=%t.json measured-profile=%t.typo.json})' -o /dev/null 2>&1 | FileCheck %s --check-prefix=TYPO
+// TYPO: error: measured profile '{{.*}}typo.json': 'nn.rellu' names no op of the step (remat.name) and no op kind (nn.conv2d); nearest: nn.relu{{$}}
+// A kind the step does not use is fine: one profile can serve many steps.
+// RUN: echo '{"nn.conv2d": 1.0, "nn.relu": 2.0}' > %t.kinds.json
+// RUN: remat-opt %s --pass-pipeline='builtin.module(remat-report{path=%t.kinds.json.out measured-profile=%t.kinds.json})' -o /dev/null
 // RUN: not remat-opt %s --report=%t.dir/missing/report.json -o /dev/null 2>&1 | FileCheck %s --check-prefix=PATH
 // PATH: error: cannot write '{{.*}}report.json'
 // RUN: not ls %t.json

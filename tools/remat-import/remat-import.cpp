@@ -16,6 +16,7 @@
 
 #include "remat/Support/OutputFile.h"
 #include "remat/Support/ToolDiagnostics.h"
+#include "remat/Support/Version.h"
 #include "remat/Target/TorchScript/TorchScriptImport.h"
 
 #include "mlir/IR/AsmState.h"
@@ -77,6 +78,7 @@ static bool isBareIdentifier(StringRef name) {
 
 int main(int argc, char **argv) {
   llvm::InitLLVM init(argc, argv);
+  mlir::remat::setVersionPrinter("remat-import");
   // --mlir-print-debuginfo writes each op's location: the Python source
   // line it came from.
   registerAsmPrinterCLOptions();

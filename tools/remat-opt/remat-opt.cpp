@@ -15,6 +15,7 @@
 #include "remat/Report/StepReport.h"
 #include "remat/Support/OutputFile.h"
 #include "remat/Support/ToolDiagnostics.h"
+#include "remat/Support/Version.h"
 #include "remat/Transforms/Passes.h"
 
 #include "mlir/IR/DialectRegistry.h"
@@ -124,6 +125,7 @@ static int fail(const std::string &message) {
 }
 
 int main(int argc, char **argv) {
+  mlir::remat::setVersionPrinter("remat-opt");
   mlir::registerTransformsPasses();
   mlir::remat::registerRematPasses();
   mlir::remat::test::registerTestPeakMemoryPass();

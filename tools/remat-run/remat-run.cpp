@@ -18,6 +18,7 @@
 #include "remat/InitAll.h"
 #include "remat/Support/OutputFile.h"
 #include "remat/Support/ToolDiagnostics.h"
+#include "remat/Support/Version.h"
 
 #include "mlir/IR/BuiltinOps.h"
 #include "mlir/IR/MLIRContext.h"
@@ -293,8 +294,39 @@ static void printStepScalars(const CpuRunReport &report) {
   }
 }
 
+/// What the run measured: the plan's bytes and the bytes live in it, what
+/// ATen held besides, and the time.
+static void printMemory(const CpuRunReport &run) {
+  llvm::raw_ostream &os = llvm::outs();
+  if (run.planned) {
+    os << "planned: arguments " << run.argumentBytes << " bytes + arena "
+       << run.arenaBytes << " bytes\n"
+       << "measured: arguments + the most arena bytes live at once = "
+       << run.measuredPeakBytes << " bytes (the analysis says "
+       << run.analysisPeakBytes << ")\n"
+       << "ATen outside the arena (kernel temporaries, results before "
+          "they are copied into their slots): at most "
+       << run.outsideArenaPeakBytes << " bytes\n";
+  } else {
+    os << "unplanned: no arena, every value in an allocation of its own; "
+          "the analysis' peak is "
+       << run.analysisPeakBytes << " bytes\n"
+       << "ATen allocations besides the arguments (every value and kernel "
+          "temporary): at most "
+       << run.outsideArenaPeakBytes << " bytes\n";
+  }
+  int64_t count = steps;
+  os << "time: " << llvm::format("%.3f", 1e3 * run.runSeconds / count)
+     << " ms a step";
+  if (count > 1)
+    os << " (" << count << " steps, "
+       << llvm::format("%.3f", 1e3 * run.runSeconds) << " ms)";
+  os << ": ATen's CPU kernels with remat-run's copies and checks\n";
+}
+
 int main(int argc, char **argv) {
   llvm::InitLLVM init(argc, argv);
+  setVersionPrinter("remat-run");
   cl::HideUnrelatedOptions(getToolCategory());
   cl::ParseCommandLineOptions(argc, argv,
                               "remat-run: run a training step on the CPU\n");
@@ -312,19 +344,7 @@ int main(int argc, char **argv) {
       runFile(inputFile, context, module, /*isReference=*/false);
   if (failed(run))
     return 1;
-  if (run->planned) {
-    llvm::outs() << "planned: arguments " << run->argumentBytes
-                 << " bytes + arena " << run->arenaBytes << " bytes\n"
-                 << "peak measured in the arena: " << run->measuredPeakBytes
-                 << " bytes (the analysis says " << run->analysisPeakBytes
-                 << ")\n";
-  } else {
-    llvm::outs() << "unplanned: plain allocations; analysis peak "
-                 << run->analysisPeakBytes << " bytes\n";
-  }
-  llvm::outs() << "outside the arena (ATen temporaries and results before "
-                  "placement): at most "
-               << run->outsideArenaPeakBytes << " bytes\n";
+  printMemory(*run);
   printStepScalars(*run);
   if (referenceFile.empty())
     return writeResults(*run) ? 0 : 1;
@@ -336,5 +356,10 @@ int main(int argc, char **argv) {
       runFile(referenceFile, context, referenceModule, /*isReference=*/true);
   if (failed(reference) || !writeResults(*run))
     return 1;
-  return compareResults(*run, *reference) ? 0 : 1;
+  bool same = compareResults(*run, *reference);
+  llvm::outs() << "reference time: "
+               << llvm::format("%.3f", 1e3 * reference->runSeconds /
+                                           std::max<int64_t>(steps, 1))
+               << " ms a step\n";
+  return same ? 0 : 1;
 }

@@ -15,6 +15,7 @@
 
 #include "remat/Support/OutputFile.h"
 #include "remat/Support/ToolDiagnostics.h"
+#include "remat/Support/Version.h"
 #include "remat/Target/Cuda/CudaEmitter.h"
 #include "remat/Target/GraphJson/GraphJsonImport.h"
 
@@ -93,6 +94,7 @@ static LogicalResult translateChunk(const Translation &translation,
 
 int main(int argc, char **argv) {
   llvm::InitLLVM init(argc, argv);
+  mlir::remat::setVersionPrinter("remat-translate");
   registerGraphJsonImport();
   registerCudaEmitter();
   cl::list<const Translation *, bool, TranslationParser> translations(

@@ -30,11 +30,15 @@ cl::SubCommand
 cl::SubCommand
     sweepCommand("sweep",
                  "Extra compute against budget for the step at one batch");
+cl::SubCommand
+    opsCommand("ops",
+               "The step's forward ops: name, kind, result bytes, and the "
+               "modules they come from (the names --checkpoints takes)");
 
 cl::opt<std::string> modelFile(cl::Positional, cl::Required,
                                cl::desc("<model.pt>"), cl::sub(maxBatchCommand),
                                cl::sub(compileCommand), cl::sub(sweepCommand),
-                               cl::cat(getToolCategory()));
+                               cl::sub(opsCommand), cl::cat(getToolCategory()));
 cl::list<std::string> sampleShapes(
     "sample-shape", cl::CommaSeparated, cl::sub(maxBatchCommand),
     cl::desc("Type of one sample of each input of forward, without the batch "
@@ -42,7 +46,7 @@ cl::list<std::string> sampleShapes(
     cl::cat(getToolCategory()));
 cl::list<std::string>
     inputShapes("input-shape", cl::CommaSeparated, cl::sub(compileCommand),
-                cl::sub(sweepCommand),
+                cl::sub(sweepCommand), cl::sub(opsCommand),
                 cl::desc("Full type of each input of forward, batch included "
                          "(31x3x224x224xf32)"),
                 cl::cat(getToolCategory()));
@@ -66,11 +70,13 @@ static cl::opt<std::string> policiesOption(
              "--checkpoints (left out when --checkpoints is not given) "
              "(default: none,checkpoints,sqrt,auto)"),
     cl::cat(getToolCategory()));
-static cl::list<std::string> checkpointsOption(
+cl::list<std::string> checkpointsOption(
     "checkpoints", cl::CommaSeparated, cl::sub(maxBatchCommand),
-    cl::desc("Forward ops (remat.name) whose results are kept, as "
-             "torch.utils.checkpoint keeps segment inputs; every other "
-             "forward op is recomputed"),
+    cl::sub(compileCommand),
+    cl::desc("Forward ops whose results are kept, as "
+             "torch.utils.checkpoint keeps segment inputs, by remat.name or "
+             "module path (the module's output op; `remat ops` lists both); "
+             "every other forward op is recomputed (the marks solver)"),
     cl::cat(getToolCategory()));
 cl::opt<int64_t> maxBatchOption("max-batch", cl::init(65536),
                                 cl::sub(maxBatchCommand),
@@ -105,7 +111,7 @@ static cl::opt<int64_t> classesOption(
              "0: not checked)"),
     cl::cat(getToolCategory()));
 cl::opt<bool> jsonOutput("json", cl::sub(maxBatchCommand),
-                         cl::sub(sweepCommand),
+                         cl::sub(sweepCommand), cl::sub(opsCommand),
                          cl::desc("Print JSON instead of a table"),
                          cl::cat(getToolCategory()));
 cl::opt<std::string> outputFile("o", cl::init("-"), cl::sub(compileCommand),
@@ -121,6 +127,12 @@ cl::opt<std::string> reportPath("report", cl::sub(compileCommand),
                                          "or one HTML page when FILE ends "
                                          "in .html"),
                                 cl::cat(getToolCategory()));
+cl::opt<std::string> unplannedPath(
+    "write-unplanned", cl::sub(compileCommand),
+    cl::desc("Also write the step before rematerialization and planning to "
+             "FILE.mlir, the reference of remat-run --reference (default: "
+             "none)"),
+    cl::cat(getToolCategory()));
 cl::opt<std::string> timelinePath("timeline", cl::sub(compileCommand),
                                   cl::desc("Write the timeline to FILE.svg"),
                                   cl::cat(getToolCategory()));
@@ -194,6 +206,11 @@ FailureOr<std::vector<Policy>> getPolicies() {
   llvm::StringRef(policiesOption).split(names, ',', -1, false);
   for (llvm::StringRef name : names) {
     if (name == "checkpoints") {
+      // Only the default list leaves it out quietly.
+      if (checkpointsOption.empty() && policiesOption.getNumOccurrences())
+        return fail("--policies names 'checkpoints', which needs "
+                    "--checkpoints=OP,... (`remat ops` lists the names)"),
+               failure();
       if (checkpointsOption.empty())
         continue;
       std::vector<std::string> ops(checkpointsOption.begin(),

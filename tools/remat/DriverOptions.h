@@ -20,6 +20,7 @@ llvm::cl::OptionCategory &getToolCategory();
 extern llvm::cl::SubCommand maxBatchCommand;
 extern llvm::cl::SubCommand compileCommand;
 extern llvm::cl::SubCommand sweepCommand;
+extern llvm::cl::SubCommand opsCommand;
 
 extern llvm::cl::opt<std::string> modelFile;
 extern llvm::cl::list<std::string> sampleShapes;
@@ -34,6 +35,8 @@ extern llvm::cl::opt<std::string> outputFile;
 extern llvm::cl::opt<std::string> weightsOption;
 extern llvm::cl::opt<std::string> reportPath;
 extern llvm::cl::opt<std::string> timelinePath;
+extern llvm::cl::opt<std::string> unplannedPath;
+extern llvm::cl::list<std::string> checkpointsOption;
 extern llvm::cl::opt<std::string> svgPath;
 
 /// Prints "remat: error: MESSAGE" and returns 1.
@@ -52,7 +55,8 @@ FailureOr<int64_t> splitBatch(ModelSpec &spec);
 /// --budget in bytes: required, and not a percentage.
 FailureOr<int64_t> getBudgetBytes();
 
-/// The policies of --policies and --checkpoints.
+/// The policies of --policies and --checkpoints (as given: names or
+/// module paths).
 FailureOr<std::vector<Policy>> getPolicies();
 
 FailureOr<const DeviceProfile *> getDevice(MLIRContext &context);

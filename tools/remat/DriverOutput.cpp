@@ -9,6 +9,7 @@
 #include "llvm/Support/Path.h"
 
 #include <algorithm>
+#include <cmath>
 
 using namespace mlir;
 using namespace mlir::remat;
@@ -106,6 +107,82 @@ void driver::printMaxBatchJson(llvm::raw_ostream &os, const ModelSpec &spec,
                           {"budget_bytes", budgetBytes},
                           {"policies", std::move(policies)}};
   os << llvm::formatv("{0:2}", llvm::json::Value(std::move(root))) << "\n";
+}
+
+void driver::printCompileSummary(llvm::raw_ostream &os,
+                                 const StepReport &report,
+                                 const RematOptions &options,
+                                 const DeviceProfile &device) {
+  int64_t budget = report.budgetBytes.value_or(0);
+  int64_t used = report.argumentBytes + report.arenaBytes;
+  // The budget holds what --fit-arena says it holds.
+  bool fits = (options.fitArena ? used : report.peakBytesAfter) <= budget;
+  os << "remat: " << (fits ? "fits" : "does not fit") << " the budget "
+     << options.budget.str();
+  if (options.budget.str() != std::to_string(budget))
+    os << " (" << budget << " bytes)";
+  os << ": arguments " << report.argumentBytes << " + arena "
+     << report.arenaBytes << " = " << used << " bytes; peak "
+     << report.peakBytesBefore << " -> " << report.peakBytesAfter
+     << " bytes; solver " << report.solver << " (" << report.status
+     << "); extra time ";
+  if (report.computeCostBefore > 0) {
+    double extra = report.computeCostAfter / report.computeCostBefore - 1.0;
+    // Summing the same costs in another order is not extra time.
+    os << percent(std::fabs(extra) < 1e-9 ? 0.0 : extra);
+  } else
+    os << "-";
+  os << " on " << device.name << "\n";
+}
+
+void driver::printOpsTable(llvm::raw_ostream &os, const ModelSpec &spec,
+                           ArrayRef<ForwardOp> ops) {
+  os << "model " << llvm::sys::path::filename(spec.modelPath) << " ("
+     << describeShapes(spec) << "): " << ops.size() << " forward ops\n\n";
+  size_t width = 2;
+  for (const ForwardOp &op : ops)
+    width = std::max(width, op.name.size());
+  os << llvm::format("%-*s  %-22s %14s  %s\n", int(width), "op", "kind",
+                     "result bytes", "module (output of)");
+  for (const ForwardOp &op : ops) {
+    std::string modules = op.modules.empty() ? "-" : op.modules.back();
+    if (!op.outputOf.empty()) {
+      llvm::raw_string_ostream text(modules);
+      text << " (output of ";
+      llvm::interleaveComma(op.outputOf, text);
+      text << ")";
+    }
+    os << llvm::format("%-*s  %-22s %14lld  %s\n", int(width), op.name.c_str(),
+                       op.kind.c_str(), (long long)op.resultBytes,
+                       modules.c_str());
+  }
+  os << "\n--checkpoints takes an op's name or a module path (the module's "
+        "output op)\n";
+}
+
+void driver::printOpsJson(llvm::raw_ostream &os, const ModelSpec &spec,
+                          ArrayRef<ForwardOp> ops) {
+  llvm::json::OStream json(os, 2);
+  json.object([&] {
+    json.attribute("model", spec.modelPath);
+    json.attributeArray("ops", [&] {
+      for (const ForwardOp &op : ops)
+        json.object([&] {
+          json.attribute("name", op.name);
+          json.attribute("kind", op.kind);
+          json.attribute("result_bytes", op.resultBytes);
+          json.attributeArray("modules", [&] {
+            for (const std::string &path : op.modules)
+              json.value(path);
+          });
+          json.attributeArray("output_of", [&] {
+            for (const std::string &path : op.outputOf)
+              json.value(path);
+          });
+        });
+    });
+  });
+  os << "\n";
 }
 
 void driver::printSweepTable(llvm::raw_ostream &os, const ModelSpec &spec,

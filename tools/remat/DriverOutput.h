@@ -5,6 +5,8 @@
 
 #include "remat/Analysis/CostModel.h"
 #include "remat/Driver/BatchSearch.h"
+#include "remat/Driver/ForwardOps.h"
+#include "remat/Report/StepReport.h"
 
 #include "llvm/Support/raw_ostream.h"
 
@@ -16,6 +18,20 @@ void printMaxBatchTable(llvm::raw_ostream &os, const ModelSpec &spec,
 void printMaxBatchJson(llvm::raw_ostream &os, const ModelSpec &spec,
                        int64_t budgetBytes, const DeviceProfile &device,
                        ArrayRef<MaxBatchResult> results);
+
+/// The line `remat compile` ends with: whether the step fits the budget
+/// (arguments + arena, or the peak without --fit-arena), the peak before and
+/// after, the solver and its status, and the extra estimated time.
+void printCompileSummary(llvm::raw_ostream &os, const StepReport &report,
+                         const RematOptions &options,
+                         const DeviceProfile &device);
+
+/// `remat ops`: each forward op, its kind, result bytes, module and the
+/// modules whose output it is.
+void printOpsTable(llvm::raw_ostream &os, const ModelSpec &spec,
+                   ArrayRef<ForwardOp> ops);
+void printOpsJson(llvm::raw_ostream &os, const ModelSpec &spec,
+                  ArrayRef<ForwardOp> ops);
 
 void printSweepTable(llvm::raw_ostream &os, const ModelSpec &spec,
                      const Policy &policy, const DeviceProfile &device,

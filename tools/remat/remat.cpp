@@ -4,9 +4,11 @@
 //         [--device=gtx970m] [--optimizer=adam] [--policies=none,sqrt,auto]
 //         [--checkpoints=OP,OP,...] [--max-batch=N] [--json]
 //   remat compile MODEL.pt --input-shape=31x3x224x224xf32 --budget=2.5GB
-//         -o step.mlir [--solver=auto] [--report=F.json] [--timeline=F.svg]
+//         -o step.mlir [--solver=auto] [--checkpoints=OP,...]
+//         [--report=F.json] [--timeline=F.svg] [--write-unplanned=F.mlir]
 //   remat sweep MODEL.pt --input-shape=31x3x224x224xf32 [--points=8]
 //         [--solver=auto] [--svg=F.svg] [--json]
+//   remat ops MODEL.pt --input-shape=31x3x224x224xf32 [--json]
 //
 // A thin layer over the library: the TorchScript importer, remat-autodiff,
 // the rematerialization planner and the report (Driver/BatchSearch.h).
@@ -19,15 +21,19 @@
 #include "DriverOutput.h"
 
 #include "remat/Driver/BatchSearch.h"
+#include "remat/Driver/ForwardOps.h"
 #include "remat/InitAll.h"
+#include "remat/Remat/SolverSpec.h"
 #include "remat/Report/StepReport.h"
 #include "remat/Support/OutputFile.h"
 #include "remat/Support/ToolDiagnostics.h"
+#include "remat/Support/Version.h"
 #include "remat/Target/TorchScript/TorchScriptImport.h"
 #include "remat/Transforms/Passes.h"
 
 #include "mlir/IR/MLIRContext.h"
 #include "mlir/Pass/PassManager.h"
+#include "llvm/ADT/StringExtras.h"
 #include "llvm/Support/InitLLVM.h"
 #include "llvm/Support/SourceMgr.h"
 #include "llvm/Support/raw_ostream.h"
@@ -38,6 +44,41 @@ using namespace mlir::remat::driver;
 
 static void progress(const std::string &line) {
   llvm::errs() << "remat: " << line << "\n";
+}
+
+static void warn(const llvm::Twine &message) {
+  llvm::errs() << "remat: warning: " << message << "\n";
+}
+
+/// Where an unknown checkpoint name sends the user.
+static std::string getOpsHint() {
+  return "`remat ops " + modelFile + " --input-shape=...` lists the names";
+}
+
+/// The op names --checkpoints means in `step` (names or module paths).
+static FailureOr<std::vector<std::string>>
+resolveCheckpointOption(ModuleOp step, ArrayRef<ImportedOpOrigin> origins) {
+  FailureOr<std::vector<ForwardOp>> ops = listForwardOps(step, origins);
+  if (failed(ops))
+    return failure();
+  std::vector<std::string> names(checkpointsOption.begin(),
+                                 checkpointsOption.end());
+  std::string error;
+  FailureOr<std::vector<std::string>> resolved =
+      resolveCheckpoints(*ops, names, getOpsHint(), error);
+  if (failed(resolved))
+    return fail(error), failure();
+  return resolved;
+}
+
+/// Checkpoints that leave the peak where it was save nothing.
+static void warnIfSavesNothing(int64_t peakBefore, int64_t peakAfter) {
+  if (peakAfter < peakBefore)
+    return;
+  std::string names = llvm::join(checkpointsOption, ",");
+  warn("--checkpoints=" + names + " saves nothing: the step peaks at " +
+       std::to_string(peakAfter) + " bytes with them, " +
+       std::to_string(peakBefore) + " without");
 }
 
 static int runMaxBatch(MLIRContext &context) {
@@ -53,6 +94,19 @@ static int runMaxBatch(MLIRContext &context) {
                 std::to_string(maxBatchOption));
   CostModel costModel(**device);
   TrainingStepBuilder steps(&context, *spec);
+  if (!checkpointsOption.empty()) {
+    // Names and module paths are the same at every batch.
+    FailureOr<ModuleOp> first = steps.getStep(1);
+    if (failed(first))
+      return 1;
+    FailureOr<std::vector<std::string>> names =
+        resolveCheckpointOption(*first, steps.getOpOrigins());
+    if (failed(names))
+      return 1;
+    for (Policy &policy : *policies)
+      if (!policy.checkpoints.empty())
+        policy.checkpoints = *names;
+  }
   std::vector<MaxBatchResult> results;
   for (const Policy &policy : *policies) {
     FailureOr<MaxBatchResult> result =
@@ -64,6 +118,10 @@ static int runMaxBatch(MLIRContext &context) {
   }
   progress("built the step at " + std::to_string(steps.getBuiltCount()) +
            " batch sizes");
+  for (const MaxBatchResult &result : results)
+    if (!result.policy.checkpoints.empty())
+      warnIfSavesNothing(result.evaluation.peakBytesBefore,
+                         result.evaluation.peakBytes);
   if (llvm::none_of(results, [](const MaxBatchResult &r) { return r.batch; })) {
     int64_t smallest = INT64_MAX;
     for (const MaxBatchResult &result : results)
@@ -81,13 +139,35 @@ static int runMaxBatch(MLIRContext &context) {
   return 0;
 }
 
+/// Prints the line compile ends with (DriverOutput.h), for the step's one
+/// function with a body.
+static LogicalResult printSummary(ModuleOp module, const RematOptions &options,
+                                  const DeviceProfile &device) {
+  for (auto function : module.getOps<FunctionOpInterface>()) {
+    if (function.isExternal())
+      continue;
+    FailureOr<StepReport> report = buildStepReport(function, CostModel(device));
+    if (failed(report))
+      return failure();
+    printCompileSummary(llvm::errs(), *report, options, device);
+    if (!checkpointsOption.empty())
+      warnIfSavesNothing(report->peakBytesBefore, report->peakBytesAfter);
+  }
+  return success();
+}
+
 static int runCompile(MLIRContext &context) {
   FailureOr<ModelSpec> spec =
       getModelSpec(context, inputShapes, "--input-shape");
-  if (failed(spec))
+  FailureOr<const DeviceProfile *> device = getDevice(context);
+  if (failed(spec) || failed(device))
     return 1;
   if (!rematOptions.budget.isSet())
     return fail("--budget is required (2.5GB, 512MiB, 123456, 80%)");
+  if (!checkpointsOption.empty() && rematOptions.solver != SolverSpec() &&
+      rematOptions.solver.getKind() != SolverKind::Marks)
+    return fail("--checkpoints runs the marks solver; drop --solver=" +
+                rematOptions.solver.str());
   if (outputFile == "-" && weightsOption.empty())
     return fail("writing the MLIR to stdout needs --weights=DIR");
   FailureOr<int64_t> batch = splitBatch(*spec);
@@ -105,12 +185,15 @@ static int runCompile(MLIRContext &context) {
       outputs.addDirectory(weightsPath, error);
   if (failed(weights))
     return fail(error);
-  FailureOr<OutputFile *> report, timeline;
+  FailureOr<OutputFile *> report, timeline, unplanned;
   if (!reportPath.empty() &&
       failed(report = outputs.addFile(reportPath, error)))
     return fail(error);
   if (!timelinePath.empty() &&
       failed(timeline = outputs.addFile(timelinePath, error)))
+    return fail(error);
+  if (!unplannedPath.empty() &&
+      failed(unplanned = outputs.addFile(unplannedPath, error)))
     return fail(error);
   FailureOr<OutputFile *> output = outputs.addFile(outputFile, error);
   if (failed(output))
@@ -121,8 +204,17 @@ static int runCompile(MLIRContext &context) {
       buildTrainingStep(*spec, *batch, &context, weightsPath);
   if (failed(step))
     return 1;
-  PassManager pm(&context);
+  if (succeeded(unplanned))
+    step->module->print((*unplanned)->os());
   RematOptions options = rematOptions;
+  if (!checkpointsOption.empty()) {
+    FailureOr<std::vector<std::string>> names =
+        resolveCheckpointOption(*step->module, step->opOrigins);
+    if (failed(names) || failed(markCheckpoints(*step->module, *names)))
+      return 1;
+    options.solver = SolverSpec(SolverKind::Marks);
+  }
+  PassManager pm(&context);
   options.recordSolveTime = !reportPath.empty();
   buildRematPipeline(pm, options);
   if (!reportPath.empty() || !timelinePath.empty()) {
@@ -140,12 +232,39 @@ static int runCompile(MLIRContext &context) {
   }
   if (failed(pm.run(*step->module)))
     return 1;
+  if (failed(printSummary(*step->module, options, **device)))
+    return 1;
   if (!writeWeights((*weights)->getTemporaryPath(), step->weights, error))
     return fail(error);
   step->module->print((*output)->os());
   // In the order added: the weights, the report, the timeline, -o last.
   if (failed(outputs.commit(error)))
     return fail(error);
+  return 0;
+}
+
+static int runOps(MLIRContext &context) {
+  FailureOr<ModelSpec> spec =
+      getModelSpec(context, inputShapes, "--input-shape");
+  if (failed(spec))
+    return 1;
+  ModelSpec shown = *spec; // with the batch, for the output
+  FailureOr<int64_t> batch = splitBatch(*spec);
+  if (failed(batch))
+    return 1;
+  // The training step's forward ops: the model's, and the loss.
+  FailureOr<TorchScriptImport> step =
+      buildTrainingStep(*spec, *batch, &context);
+  if (failed(step))
+    return 1;
+  FailureOr<std::vector<ForwardOp>> ops =
+      listForwardOps(*step->module, step->opOrigins);
+  if (failed(ops))
+    return 1;
+  if (jsonOutput)
+    printOpsJson(llvm::outs(), shown, *ops);
+  else
+    printOpsTable(llvm::outs(), shown, *ops);
   return 0;
 }
 
@@ -189,6 +308,7 @@ static int runSweep(MLIRContext &context) {
 
 int main(int argc, char **argv) {
   llvm::InitLLVM init(argc, argv);
+  mlir::remat::setVersionPrinter("remat");
   llvm::cl::HideUnrelatedOptions(driver::getToolCategory());
   llvm::cl::ParseCommandLineOptions(
       argc, argv,
@@ -199,6 +319,9 @@ int main(int argc, char **argv) {
   MLIRContext context(registry);
   context.loadAllAvailableDialects();
   context.printOpOnDiagnostic(false);
+  // Long solves (the heuristic's best peak, exact's branch and bound) say
+  // how they are doing, as each batch tried does.
+  rematOptions.progress = progress;
   llvm::SourceMgr sourceMgr;
   ToolDiagnosticHandler handler(sourceMgr, &context);
   if (maxBatchCommand)
@@ -207,5 +330,7 @@ int main(int argc, char **argv) {
     return runCompile(context);
   if (sweepCommand)
     return runSweep(context);
-  return fail("name a command: max-batch, compile or sweep (see --help)");
+  if (opsCommand)
+    return runOps(context);
+  return fail("name a command: max-batch, compile, sweep or ops (see --help)");
 }

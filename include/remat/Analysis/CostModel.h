@@ -75,6 +75,15 @@ FailureOr<MeasuredProfile> readMeasuredProfile(StringRef path, Location loc);
 FailureOr<MeasuredProfile> parseMeasuredProfile(StringRef text, StringRef path,
                                                 Location loc);
 
+/// Checks that every key of `profile` (read from `path`) names an op under
+/// `scope` (its `remat.name`) or an op kind (`nn.conv2d`): a key that names
+/// neither, a typo or a profile of another step, would silently leave its op
+/// to the estimate. Emits an error at `loc` with the key and the nearest
+/// names, and fails.
+LogicalResult checkMeasuredProfileKeys(const MeasuredProfile &profile,
+                                       Operation *scope, StringRef path,
+                                       Location loc);
+
 class CostModel {
 public:
   explicit CostModel(const DeviceProfile &device,

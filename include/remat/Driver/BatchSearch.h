@@ -32,12 +32,18 @@ struct Policy {
   std::vector<std::string> checkpoints;
 };
 
+/// Marks the forward ops of `step` (its one function) for the `marks`
+/// solver: the `checkpoints` keep their results, every other forward op is
+/// recomputed. Fails with an error for a name no forward op has.
+LogicalResult markCheckpoints(ModuleOp step, ArrayRef<std::string> checkpoints);
+
 struct PolicyEvaluation {
   bool fits = false;
   /// Arguments + the planned arena.
   int64_t bytes = 0;
-  /// The schedule's peak by the memory model.
+  /// The schedule's peak by the memory model, and the given order's.
   int64_t peakBytes = 0;
+  int64_t peakBytesBefore = 0;
   /// Extra estimated time and extra FLOPs over the step without
   /// recomputation, as fractions.
   double extraTime = 0.0;

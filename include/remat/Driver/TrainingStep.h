@@ -57,10 +57,14 @@ public:
   /// How many distinct batches were built.
   size_t getBuiltCount() const { return steps.size(); }
   const ModelSpec &getSpec() const { return spec; }
+  /// Where each imported op comes from (the same at every batch), once a
+  /// step was built.
+  ArrayRef<ImportedOpOrigin> getOpOrigins() const { return origins; }
 
 private:
   MLIRContext *context;
   ModelSpec spec;
+  std::vector<ImportedOpOrigin> origins;
   std::map<int64_t, OwningOpRef<ModuleOp>> steps;
 };
 

@@ -67,6 +67,9 @@ struct CpuRunReport {
   /// The most bytes ATen held outside the arena at once (temporaries and
   /// results before they are copied into their slots).
   int64_t outsideArenaPeakBytes = 0;
+  /// Wall-clock seconds of the steps (arguments loaded before), kernels,
+  /// copies into slots and the plan's checks together.
+  double runSeconds = 0.0;
 };
 
 /// Runs `function` for `options.steps` steps. Emits an error and fails on a

@@ -29,6 +29,7 @@
 
 #include <c10/core/CPUAllocator.h>
 
+#include <chrono>
 #include <mutex>
 #include <unordered_map>
 #include <cmath>
@@ -584,6 +585,7 @@ FailureOr<CpuRunReport> mlir::remat::runOnCpu(FunctionOpInterface function,
     Runner runner(function, *analysis);
     runner.prepare(options.warnUnplanned, report);
     int64_t steps = std::max<int64_t>(options.steps, 1);
+    auto start = std::chrono::steady_clock::now();
     for (int64_t step = 0; step < steps; ++step) {
       // This step's batch goes into the argument's buffer.
       for (const LoadedArgument &argument : *arguments)
@@ -593,6 +595,9 @@ FailureOr<CpuRunReport> mlir::remat::runOnCpu(FunctionOpInterface function,
       if (failed(runner.runStep(buffers, step + 1 == steps, report)))
         return failure();
     }
+    report.runSeconds =
+        std::chrono::duration<double>(std::chrono::steady_clock::now() - start)
+            .count();
     // The arena itself is allocated through ATen too.
     int64_t arenaAllocation =
         report.planned ? std::max<int64_t>(report.arenaBytes, 1) : 0;

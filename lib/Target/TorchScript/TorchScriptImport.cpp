@@ -42,6 +42,8 @@ public:
         body(std::make_unique<Block>()) {}
 
   FailureOr<OwningOpRef<ModuleOp>> run();
+  /// Every op's name and module, once run() named them.
+  std::vector<ImportedOpOrigin> takeOpOrigins() { return std::move(origins); }
 
 private:
   LogicalResult addArguments();
@@ -59,6 +61,7 @@ private:
   /// Per result, the name of the argument it is the new value of, or "".
   std::vector<std::string> resultUpdates;
   llvm::StringSet<> usedNames;
+  std::vector<ImportedOpOrigin> origins;
 };
 } // namespace
 
@@ -143,6 +146,7 @@ void FunctionAssembler::nameOps(NodeConverter &converter) {
     usedNames.insert(name);
     created.op->setAttr(attr::kName, b.getStringAttr(name));
     created.op->setAttr(attr::kPhase, b.getStringAttr("forward"));
+    origins.push_back({name, created.modulePath, !created.suffix.empty()});
   }
 }
 
@@ -260,6 +264,7 @@ importLoaded(jit::Module &module, const TorchScriptImportOptions &options,
     return failure();
   TorchScriptImport result;
   result.module = std::move(*imported);
+  result.opOrigins = assembler.takeOpOrigins();
   for (const LiftedTensor &lifted : prepared->lifted) {
     FailureOr<NpyArray> array = toNpy(lifted.value, fileLoc, lifted.name);
     if (failed(array))

@@ -40,9 +40,23 @@ struct ImportedWeight {
   NpyArray array;
 };
 
+/// Where an imported op comes from.
+struct ImportedOpOrigin {
+  /// The op's remat.name.
+  std::string name;
+  /// The path of the module whose forward computed it (`layer1.1.relu`;
+  /// empty for the top module's own ops).
+  std::string modulePath;
+  /// An op of that module beside what it computes (batch norm's
+  /// running-statistics update): never the module's output.
+  bool auxiliary = false;
+};
+
 struct TorchScriptImport {
   OwningOpRef<ModuleOp> module;
   std::vector<ImportedWeight> weights;
+  /// Every op of the imported function, in the order created.
+  std::vector<ImportedOpOrigin> opOrigins;
 };
 
 /// Loads the TorchScript file at `path` and imports its `forward` method.

@@ -19,9 +19,10 @@
 #include <cerrno>
 #include <cmath>
 #include <cstdio>
+#include <cstdlib>
 #include <cstring>
-#include <sys/stat.h>
 #include <string>
+#include <sys/stat.h>
 #include <vector>
 
 namespace remat_rt {
@@ -386,10 +387,43 @@ struct HarnessOptions {
   std::string inputsDir, outputDir;
 };
 
+/// --help: the options and their defaults.
+inline void printHelp(const char *program) {
+  HarnessOptions defaults;
+  std::printf(
+      "usage: %s [--steps=N] [--warmup=N] [--seed=N] [--classes=N] "
+      "[--inputs=DIR] [--output-dir=DIR]\n"
+      "\n"
+      "Runs the training step remat-translate --emit-cuda wrote: its "
+      "arguments filled as remat-run fills them, one arena of the planned "
+      "size. Prints each timed step's loss, then a JSON line with the time "
+      "per step and the device memory measured.\n"
+      "\n"
+      "  --steps=N         timed steps, the updated state carried from step "
+      "to step (default: %d)\n"
+      "  --warmup=N        untimed steps first, the initial state restored "
+      "after them (default: %d)\n"
+      "  --seed=N          seed of the generated arguments, as remat-run's "
+      "(default: %llu)\n"
+      "  --classes=N       class count of label arguments (default 0: the "
+      "logits' or embedding's size)\n"
+      "  --inputs=DIR      <argument name>.npy inputs; an input's or label's "
+      "file may hold one batch per step (default: none, generated)\n"
+      "  --output-dir=DIR  write each result, and each updated argument's "
+      "final value under the argument's name, as .npy (default: none)\n"
+      "  --help            this text\n",
+      program, defaults.steps, defaults.warmup,
+      (unsigned long long)defaults.seed);
+}
+
 inline HarnessOptions parseOptions(int argc, char **argv) {
   HarnessOptions options;
   for (int i = 1; i < argc; ++i) {
     std::string arg = argv[i];
+    if (arg == "--help" || arg == "-h") {
+      printHelp(argv[0]);
+      std::exit(0);
+    }
     auto value = [&](const char *flag) -> const char * {
       size_t length = std::strlen(flag);
       if (arg.compare(0, length, flag) == 0 && arg.size() > length &&
@@ -412,7 +446,7 @@ inline HarnessOptions parseOptions(int argc, char **argv) {
     else
       fail("unknown option '" + arg +
            "' (expected --steps=N --warmup=N --seed=N --classes=N "
-           "--inputs=DIR --output-dir=DIR)");
+           "--inputs=DIR --output-dir=DIR; --help lists them)");
   }
   if (options.steps < 1 || options.warmup < 0)
     fail("--steps must be at least 1 and --warmup at least 0");
