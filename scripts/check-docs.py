@@ -1,14 +1,25 @@
 #!/usr/bin/env python3
-"""check-docs.py - the user guide documents every option the tools have.
+"""check-docs.py - the docs document every option the tools have, and no other.
 
-Reads `remat-opt --help` and `remat-translate --help` and checks that each
-option of remat's own category and each option of every remat-* pass appears
-in docs/user-guide.md, and that the generated references in docs/reference
-match the build's (`ninja mlir-doc`). Exits 1 listing what is missing.
+Checks, from the tools' `--help`:
+- each option of remat-opt's own category and of every remat-* pass appears in
+  docs/user-guide.md;
+- each option of every `remat` subcommand appears in docs/driver.md, with the
+  default its help states (`(default: X)`) on a line that names the option;
+- each option of remat-run appears in docs/execution.md, and each of
+  remat-import in docs/import.md;
+- every `--option` the README and docs/*.md mention is an option of one of
+  remat's tools, of a script in bench/, scripts/ or examples/ (its argparse
+  options), or of the few other programs the docs show (cmake, nvcc,
+  chromium);
+- the generated references in docs/reference match the build's
+  (`ninja mlir-doc`).
+Exits 1 listing what is wrong.
 
 Usage: check-docs.py BUILD_DIR
 """
 
+import glob
 import os
 import re
 import subprocess
@@ -17,8 +28,70 @@ import sys
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 
 
-def help_text(tool):
-    return subprocess.run([tool, "--help"], capture_output=True, text=True, check=True).stdout
+def help_text(tool, *args, flag="--help"):
+    return subprocess.run([tool, *args, flag], capture_output=True, text=True,
+                          check=True).stdout
+
+
+# Options of programs that are not remat's which the docs show on purpose.
+OTHER_PROGRAMS = {"install", "prefix", "build", "target", "config", "parallel",
+                  "headless", "screenshot", "window-size", "dump-dom",
+                  "virtual-time-budget", "no-sandbox", "disable-gpu", "arch",
+                  "gpu-architecture", "std", "output-on-failure", "test-dir"}
+
+HELP_OPTION = re.compile(r"^\s+(-{1,2}[a-zA-Z][a-zA-Z0-9-]*)(?:=<[^>]*>)?\s+- (.*)$")
+
+
+def tool_options(text):
+    """Option name -> help line, for the options a --help lists."""
+    options = {}
+    for line in text.splitlines():
+        match = HELP_OPTION.match(line)
+        if match:
+            options[match.group(1).lstrip("-")] = match.group(2)
+    return options
+
+
+def script_options():
+    """The argparse options of the repository's Python scripts."""
+    options = set()
+    for pattern in ("bench/*.py", "bench/*/*.py", "scripts/*.py", "examples/*.py"):
+        for path in glob.glob(os.path.join(ROOT, pattern)):
+            options.update(re.findall(r'add_argument\(\s*"--([a-z0-9-]+)"', open(path).read()))
+    return options
+
+
+def documented_options():
+    """(file, option) for each `--option` the README and docs mention."""
+    found = []
+    for path in [os.path.join(ROOT, "README.md")] + sorted(
+            glob.glob(os.path.join(ROOT, "docs", "*.md"))):
+        text = open(path).read()
+        for name in sorted(set(re.findall(r"(?:^|[\s`(\[])--([a-z][a-z0-9-]*)", text))):
+            found.append((os.path.relpath(path, ROOT), name))
+    return found
+
+
+def check_doc_lists(doc, options, missing, source):
+    """Each option of `options` appears in `doc` as --name, and its stated
+    default on a line of `doc` that names it."""
+    text = open(os.path.join(ROOT, "docs", doc)).read()
+    lines = text.splitlines()
+    for name, description in sorted(options.items()):
+        if name in ("help", "help-list", "version"):
+            continue
+        if f"--{name}" not in text and f"-{name} " not in text:
+            missing.append(f"docs/{doc} does not mention '--{name}' ({source})")
+            continue
+        default = re.search(r"\(default:? ([^);]+)", description)
+        if not default:
+            continue
+        value = re.split(r"[:,]", default.group(1))[0].strip()
+        if "<" in value:  # a pattern such as <output>.weights: the docs show an example
+            continue
+        if not any(f"--{name}" in line and value in line for line in lines):
+            missing.append(f"docs/{doc}: no line naming '--{name}' states its default "
+                           f"'{value}' ({source})")
 
 
 def remat_options(text):
@@ -46,36 +119,6 @@ def remat_options(text):
     return options
 
 
-def check_driver(build, missing):
-    """docs/driver.md names every option of every remat command, and each default --help shows
-    (the driver is built with LibTorch only)."""
-    tool = os.path.join(build, "bin", "remat")
-    if not os.path.exists(tool):
-        return 0
-    doc = open(os.path.join(ROOT, "docs", "driver.md")).read()
-    checked = set()
-    for command in ["max-batch", "compile", "sweep", "ops"]:
-        text = help_text_of([tool, command])
-        for name in remat_options(text):
-            checked.add(name)
-            if f"--{name}" not in doc:
-                missing.append(f"docs/driver.md does not mention '--{name}' (remat {command} --help)")
-        for name, default in re.findall(r"^\s+--([a-z0-9-]+)(?:=<\w+>)?\s+- .*\(default:? ([^)]*)\)$",
-                                        text, re.M):
-            value = default.split(":")[0].strip()
-            if value in ("none", "<output>.weights") or value.startswith("0"):
-                continue
-            if value not in doc:
-                missing.append(f"docs/driver.md does not state --{name}'s default {value} "
-                               f"(remat {command} --help)")
-    return len(checked)
-
-
-def help_text_of(command):
-    return subprocess.run(command + ["--help"], capture_output=True, text=True,
-                          check=True).stdout
-
-
 def main():
     build = sys.argv[1]
     guide = open(os.path.join(ROOT, "docs", "user-guide.md")).read()
@@ -86,6 +129,31 @@ def main():
             missing.append(f"docs/user-guide.md does not mention '{name}' (remat-opt --help)")
     if "--import-graph-json" not in help_text(os.path.join(build, "bin", "remat-translate")):
         missing.append("remat-translate --help lacks --import-graph-json")
+
+    bin_dir = os.path.join(build, "bin")
+    known = set(OTHER_PROGRAMS) | script_options()
+    remat = os.path.join(bin_dir, "remat")
+    # The driver is built with LibTorch only.
+    subcommands = (re.findall(r"^  ([a-z][a-z-]*)\s+- ", help_text(remat), re.M)
+                   if os.path.exists(remat) else [])
+    for subcommand in subcommands:
+        options = tool_options(help_text(remat, subcommand))
+        check_doc_lists("driver.md", options, missing, f"remat {subcommand} --help")
+        known.update(options)
+    for tool, doc in [("remat-run", "execution.md"), ("remat-import", "import.md")]:
+        path = os.path.join(bin_dir, tool)
+        if not os.path.exists(path):  # built only with LibTorch
+            continue
+        options = tool_options(help_text(path))
+        check_doc_lists(doc, options, missing, f"{tool} --help")
+        known.update(options)
+    for tool in ("remat-opt", "remat-translate", "remat-bench-solvers"):
+        path = os.path.join(bin_dir, tool)
+        if os.path.exists(path):
+            known.update(tool_options(help_text(path, flag="--help-hidden")))
+    for doc, name in documented_options():
+        if name not in known:
+            missing.append(f"{doc} mentions '--{name}', which no remat tool or script takes")
     for generated, committed in [("docs/Dialects/NNDialect.md", "NNDialect.md"),
                                  ("docs/Dialects/RematDialect.md", "RematDialect.md"),
                                  ("docs/RematPasses.md", "RematPasses.md")]:
@@ -94,11 +162,9 @@ def main():
             if a.read() != b.read():
                 missing.append(f"docs/reference/{committed} differs from the generated "
                                f"{generated}; copy it over")
-    driver_options = check_driver(build, missing)
     for line in missing:
         print(line, file=sys.stderr)
-    print(f"checked {len(options)} options, {driver_options} remat driver options and 3 "
-          f"generated references")
+    print(f"checked {len(options)} options and 3 generated references")
     return 1 if missing else 0
 
 
