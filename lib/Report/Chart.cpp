@@ -62,7 +62,7 @@ std::string chart::formatBytes(double bytes, ByteUnits units) {
     unit = getUnitFor(of, units);
     value = of / unit.bytes;
     // Three significant digits: 1.23, 12.3, 123.
-    decimals = unit.bytes == 1        ? 0
+    decimals = unit.bytes == 1          ? 0
                : std::fabs(value) < 10  ? 2
                : std::fabs(value) < 100 ? 1
                                         : 0;

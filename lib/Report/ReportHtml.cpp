@@ -153,8 +153,8 @@ private:
         report.hasBefore() ? "Peak after rematerialization" : "Peak";
     if (limitsPeak)
       peakKey += " (the budget limits it: fit-arena=false)";
-    row(peakKey, bytes(report.peakBytesAfter) + " at " +
-                     escape(report.peakOp) + (limitsPeak ? verdict : ""));
+    row(peakKey, bytes(report.peakBytesAfter) + " at " + escape(report.peakOp) +
+                     (limitsPeak ? verdict : ""));
     row("Arguments", bytes(report.argumentBytes));
     row("Arena", bytes(report.arenaBytes));
     row("Arguments + arena", total + (limitsPeak ? "" : verdict));

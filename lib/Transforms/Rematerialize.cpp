@@ -480,8 +480,8 @@ static void recordOutcome(FunctionOpInterface function, const RematPlan &plan,
   entries.push_back(builder.getNamedAttr(
       "timed_out", builder.getBoolAttr(plan.result.timedOut)));
   // What the budget limits: arguments + arena, or the peak alone.
-  entries.push_back(builder.getNamedAttr(
-      "fit_arena", builder.getBoolAttr(options.fitArena)));
+  entries.push_back(
+      builder.getNamedAttr("fit_arena", builder.getBoolAttr(options.fitArena)));
   if (plan.result.lowerBoundCost)
     entries.push_back(builder.getNamedAttr(
         "lower_bound_cost", builder.getF64FloatAttr(*plan.result.lowerBoundCost)));

@@ -46,9 +46,9 @@ TEST(ChartTest, ByteAxisInOneUnit) {
   std::vector<std::string> labels;
   for (double tick : axis.ticks)
     labels.push_back(axis.label(tick));
-  EXPECT_EQ(labels, (std::vector<std::string>{"0", "0.2 MiB", "0.4 MiB",
-                                              "0.6 MiB", "0.8 MiB",
-                                              "1.0 MiB", "1.2 MiB"}));
+  EXPECT_EQ(labels,
+            (std::vector<std::string>{"0", "0.2 MiB", "0.4 MiB", "0.6 MiB",
+                                      "0.8 MiB", "1.0 MiB", "1.2 MiB"}));
   // Decimal units as typed.
   axis = getByteAxis(0, 1.05e6, 8, ByteUnits::Decimal);
   EXPECT_STREQ(axis.unit.symbol, "MB");

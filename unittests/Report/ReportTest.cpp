@@ -1,4 +1,5 @@
-//===- ReportTest.cpp - the HTML page and the sweep chart ------------------===//
+//===- ReportTest.cpp - the HTML page and the sweep chart
+//------------------===//
 
 #include "remat/Report/StepReport.h"
 
