@@ -6,9 +6,14 @@ driven over the DevTools protocol on a pipe (no network, no Python package
 beyond the standard library), and
 
   * fails when the page logs a console error or throws (any kind of page),
-  * with --expect TEXT (repeatable), fails unless the rendered text shows TEXT,
+  * with --expect TEXT (repeatable), fails unless the rendered text shows TEXT:
+    a page's document.body.innerText and the visible <text> of its SVGs (an
+    SVG's visible <text> elements alone), never a hidden <title> tooltip or
+    the text of a <style> or <script>,
   * with --check-sort, clicks each column header of every sortable table
-    (table.ops) and fails unless its rows come out sorted by that column,
+    (table.ops) twice and fails unless its rows come out sorted by that
+    column, ascending then descending, as Python compares them (numbers by
+    their data-v, text by a collation key), not by the page's own comparator,
   * with --check-overlap, fails when two texts of a chart (an SVG, alone or
     in the page) overlap as drawn,
   * with --png FILE, writes a screenshot of the whole page (of its top
@@ -20,7 +25,8 @@ Usage:
   render-report.py FILE.svg [--expect TEXT]... [--check-overlap] [--png OUT.png]
 
 Exits 0 when every check passes; otherwise prints what failed and exits 1
-(2 when chromium cannot be started).
+(2 when chromium cannot be started, closes the DevTools pipe, or does not
+answer within --timeout seconds, 60 by default).
 """
 
 import argparse
@@ -28,10 +34,12 @@ import base64
 import fcntl
 import json
 import os
+import select
 import shutil
 import subprocess
 import sys
 import tempfile
+import time
 
 
 def find_chromium():
@@ -42,10 +50,15 @@ def find_chromium():
     return None
 
 
+class ChromiumError(RuntimeError):
+    """Chromium closed the pipe or did not answer in time: exit 2."""
+
+
 class DevTools:
     """A DevTools session over --remote-debugging-pipe (fds 3 and 4)."""
 
-    def __init__(self, chromium, profile):
+    def __init__(self, chromium, profile, timeout=60.0):
+        self.timeout = timeout
         to_browser_r, self.to_browser = os.pipe()
         self.from_browser, from_browser_w = os.pipe()
 
@@ -72,11 +85,17 @@ class DevTools:
         self.events = []
         self.session = None
 
-    def _read_message(self):
+    def _read_message(self, deadline, waiting_for):
         while b"\0" not in self.buffer:
+            left = deadline - time.monotonic()
+            ready = select.select([self.from_browser], [], [], max(left, 0))[0] if left > 0 else []
+            if not ready:
+                raise ChromiumError(f"chromium did not answer {waiting_for} within "
+                                    f"{self.timeout:g} s")
             chunk = os.read(self.from_browser, 1 << 16)
             if not chunk:
-                raise RuntimeError("chromium closed the DevTools pipe")
+                raise ChromiumError(f"chromium closed the DevTools pipe (waiting for "
+                                    f"{waiting_for}; exit status {self.process.poll()})")
             self.buffer += chunk
         message, self.buffer = self.buffer.split(b"\0", 1)
         return json.loads(message)
@@ -86,9 +105,13 @@ class DevTools:
         message = {"id": self.next_id, "method": method, "params": params or {}}
         if session and self.session:
             message["sessionId"] = self.session
-        os.write(self.to_browser, json.dumps(message).encode() + b"\0")
+        try:
+            os.write(self.to_browser, json.dumps(message).encode() + b"\0")
+        except BrokenPipeError:
+            raise ChromiumError(f"chromium closed the DevTools pipe (sending {method})")
+        deadline = time.monotonic() + self.timeout
         while True:
-            reply = self._read_message()
+            reply = self._read_message(deadline, method)
             if reply.get("id") == self.next_id:
                 if "error" in reply:
                     raise RuntimeError(f"{method}: {reply['error']}")
@@ -100,14 +123,17 @@ class DevTools:
         for index, event in enumerate(self.events):
             if event["method"] == method:
                 return self.events.pop(index)
+        deadline = time.monotonic() + self.timeout
         while True:
-            event = self._read_message()
+            event = self._read_message(deadline, method)
             if event.get("method") == method:
                 return event
             if "method" in event:
                 self.events.append(event)
 
     def close(self):
+        # Closing does not wait long for a chromium that stopped answering.
+        self.timeout = min(self.timeout, 10.0)
         try:
             self.call("Browser.close", session=False)
         except (RuntimeError, OSError):
@@ -135,27 +161,104 @@ def console_errors(events):
     return errors
 
 
-# Clicks every header of every table.ops (ascending first) and returns the
-# headers whose column did not come out sorted.
-CHECK_SORT = r"""
+# Clicks every header of every table.ops twice (ascending, then descending)
+# and returns, after each click, the column's cells in row order: their data-v
+# for a numeric column, else their text. Python judges the order.
+CLICK_SORT = r"""
 (function () {
-  var failures = [], checked = 0;
+  var columns = [];
   document.querySelectorAll('table.ops').forEach(function (table, t) {
     table.querySelectorAll('th').forEach(function (th, column) {
-      th.click();
       var numeric = th.classList.contains('num');
-      var cells = Array.prototype.map.call(table.tBodies[0].rows,
-                                           function (row) { return row.cells[column]; });
-      for (var i = 1; i < cells.length; ++i) {
-        var order = numeric
-            ? Number(cells[i - 1].dataset.v) - Number(cells[i].dataset.v)
-            : cells[i - 1].textContent.localeCompare(cells[i].textContent);
-        if (order > 0) { failures.push('table ' + t + ' column ' + th.textContent); break; }
+      var clicks = [];
+      for (var click = 0; click < 2; ++click) {
+        th.click();
+        clicks.push(Array.prototype.map.call(table.tBodies[0].rows, function (row) {
+          var cell = row.cells[column];
+          return numeric ? cell.dataset.v : cell.textContent;
+        }));
       }
-      checked += 1;
+      columns.push({table: t, header: th.textContent, numeric: numeric, clicks: clicks});
     });
   });
-  return JSON.stringify({failures: failures, checked: checked});
+  return JSON.stringify(columns);
+})()
+"""
+
+# The order of punctuation before digits before letters in the Unicode
+# collation (CLDR root), which localeCompare follows for ASCII.
+_PUNCTUATION = "_-,;:!?.'\"()[]{}@*/\\&#%`^+<=>|~$"
+
+
+def collation_key(text):
+    """A key that orders ASCII text as a browser's default collation does at
+    the primary level: case-insensitive, punctuation < digits < letters, with
+    lower case before upper case to break ties."""
+    def char_key(c):
+        if c.isspace():
+            return (0, 0, c)
+        if c in _PUNCTUATION:
+            return (1, _PUNCTUATION.index(c), c)
+        if c.isdigit():
+            return (2, ord(c), c)
+        return (3, ord(c.casefold()[0]) if c.casefold() else 0, c)
+    primary = [char_key(c)[:2] for c in text]
+    tertiary = [0 if c.islower() or not c.isalpha() else 1 for c in text]
+    return (primary, tertiary)
+
+
+def sort_failures(columns):
+    """The columns whose cells were not sorted after the first click
+    (ascending) or the second (descending)."""
+    failures = []
+    for column in columns:
+        if column["numeric"]:
+            key = float
+        else:
+            key = collation_key
+        for click, descending in zip(column["clicks"], (False, True)):
+            try:
+                keys = [key(cell) for cell in click]
+            except ValueError as error:
+                failures.append(f"table {column['table']} column {column['header']}: "
+                                f"{error}")
+                break
+            for before, after, a, b in zip(keys, keys[1:], click, click[1:]):
+                if (after > before) if descending else (after < before):
+                    order = "descending" if descending else "ascending"
+                    failures.append(f"table {column['table']} column {column['header']} "
+                                    f"({order}): {a!r} before {b!r}")
+                    break
+    return failures
+
+
+# The text a reader sees: a page's body.innerText (no <title> tooltip, no
+# <style> or <script>, nothing hidden) and the visible <text> of its SVGs;
+# for an SVG document, its visible <text> elements.
+VISIBLE_TEXT = r"""
+(function () {
+  function svgTexts(root) {
+    return Array.prototype.filter.call(root.querySelectorAll('text'), function (text) {
+      var style = getComputedStyle(text);
+      var box = text.getBoundingClientRect();
+      return style.display != 'none' && style.visibility != 'hidden' &&
+             Number(style.opacity) > 0 && box.width > 0 && box.height > 0;
+    }).map(shownText);
+  }
+  // A <text>'s characters, less those of a <title> or <desc> in it (a
+  // tooltip is not drawn).
+  function shownText(node) {
+    if (node.nodeType == Node.TEXT_NODE)
+      return node.data;
+    if (node.nodeType != Node.ELEMENT_NODE ||
+        ['title', 'desc', 'style', 'script'].indexOf(node.localName) >= 0)
+      return '';
+    return Array.prototype.map.call(node.childNodes, shownText).join('');
+  }
+  var root = document.documentElement;
+  if (root.tagName == 'svg')
+    return svgTexts(root).join('\n');
+  return [document.body ? document.body.innerText : ''].concat(svgTexts(root)).join('\n');
 })()
 """
 
@@ -199,6 +302,8 @@ def main():
                         help="cut the screenshot at this height (pixels)")
     parser.add_argument("--width", type=int, default=1100,
                         help="viewport width for pages (SVGs use their own)")
+    parser.add_argument("--timeout", type=float, default=60.0,
+                        help="seconds to wait for each answer of chromium")
     args = parser.parse_args()
 
     chromium = find_chromium()
@@ -213,7 +318,11 @@ def main():
 
     failures = []
     with tempfile.TemporaryDirectory(prefix="remat-render-") as profile:
-        tools = DevTools(chromium, profile)
+        try:
+            tools = DevTools(chromium, profile, args.timeout)
+        except OSError as error:
+            print(f"render-report: cannot start chromium: {error}", file=sys.stderr)
+            return 2
         try:
             target = tools.call("Target.createTarget", {"url": "about:blank"})
             attached = tools.call("Target.attachToTarget",
@@ -235,15 +344,15 @@ def main():
                                        f"{result['exceptionDetails']}")
                 return result["result"].get("value")
 
-            text = evaluate("document.documentElement.textContent")
+            text = evaluate(VISIBLE_TEXT)
             for expected in args.expect:
                 if expected not in text:
                     failures.append(f"the page does not show {expected!r}")
             if args.check_sort:
-                sorted_check = json.loads(evaluate(CHECK_SORT))
-                if sorted_check["checked"] == 0:
+                columns = json.loads(evaluate(CLICK_SORT))
+                if not columns:
                     failures.append("no sortable table (table.ops) on the page")
-                failures += ["not sorted after a click: " + f for f in sorted_check["failures"]]
+                failures += ["not sorted after a click: " + f for f in sort_failures(columns)]
             if args.check_overlap:
                 overlap = json.loads(evaluate(CHECK_OVERLAP))
                 if overlap["texts"] == 0:
@@ -268,6 +377,9 @@ def main():
             # Let late console messages arrive.
             evaluate("0")
             failures += ["console error: " + e for e in console_errors(tools.events)]
+        except ChromiumError as error:
+            print(f"render-report: {args.file}: {error}", file=sys.stderr)
+            return 2
         finally:
             tools.close()
 

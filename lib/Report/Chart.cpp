@@ -55,13 +55,25 @@ std::string chart::formatNumber(double value, int decimals) {
 }
 
 std::string chart::formatBytes(double bytes, ByteUnits units) {
-  ByteUnit unit = getUnitFor(bytes, units);
-  double value = bytes / unit.bytes;
-  // Three significant digits: 1.23, 12.3, 123.
-  int decimals = unit.bytes == 1        ? 0
-                 : std::fabs(value) < 10  ? 2
-                 : std::fabs(value) < 100 ? 1
-                                          : 0;
+  ByteUnit unit{};
+  double value = 0;
+  int decimals = 0;
+  auto pick = [&](double of) {
+    unit = getUnitFor(of, units);
+    value = of / unit.bytes;
+    // Three significant digits: 1.23, 12.3, 123.
+    decimals = unit.bytes == 1          ? 0
+               : std::fabs(value) < 10  ? 2
+               : std::fabs(value) < 100 ? 1
+                                        : 0;
+  };
+  pick(bytes);
+  // Rounding can fill the next unit (1023.9 KiB is "1 MiB", not
+  // "1024 KiB"): pick again for the rounded value.
+  double scale = std::pow(10.0, decimals);
+  double rounded = std::round(value * scale) / scale * unit.bytes;
+  if (getUnitFor(rounded, units).bytes != unit.bytes)
+    pick(rounded);
   return formatNumber(value, decimals) + " " + unit.symbol;
 }
 
@@ -92,6 +104,45 @@ std::vector<double> chart::getRoundTicks(double min, double max, int maxTicks,
   for (double i = first; i <= last; ++i)
     ticks.push_back(i * step * unit);
   return ticks;
+}
+
+/// The decimals that show `step` (in the axis unit) exactly, up to 6.
+static int getDecimalsOf(double step) {
+  for (int decimals = 0; decimals < 6; ++decimals) {
+    double scaled = step * std::pow(10.0, decimals);
+    if (std::fabs(scaled - std::round(scaled)) < 1e-6 * std::max(1.0, scaled))
+      return decimals;
+  }
+  return 6;
+}
+
+ByteAxis chart::getByteAxis(double min, double max, int maxTicks,
+                            ByteUnits units) {
+  ByteAxis axis;
+  axis.unit = getUnitFor(max, units);
+  axis.ticks = getRoundTicks(min, max, maxTicks, axis.unit.bytes);
+  // The last tick may fill the next unit (0 to 1200 KiB): ticks round in
+  // that unit instead, all labelled in it.
+  ByteUnit top = getUnitFor(axis.ticks.back(), units);
+  if (top.bytes > axis.unit.bytes) {
+    axis.unit = top;
+    axis.ticks = getRoundTicks(min, max, maxTicks, axis.unit.bytes);
+  }
+  double step = axis.ticks.size() > 1
+                    ? (axis.ticks[1] - axis.ticks[0]) / axis.unit.bytes
+                    : 1.0;
+  axis.decimals = axis.unit.bytes == 1 ? 0 : getDecimalsOf(step);
+  return axis;
+}
+
+std::string ByteAxis::label(double bytes) const {
+  double value = bytes / unit.bytes;
+  if (std::fabs(value) < 1e-9)
+    return "0";
+  std::string text;
+  llvm::raw_string_ostream(text)
+      << llvm::format("%.*f", decimals, value) << " " << unit.symbol;
+  return text;
 }
 
 std::string chart::escape(llvm::StringRef text) {

@@ -53,6 +53,20 @@ std::vector<double> getRoundTicks(double max, int maxTicks, double unit = 1.0);
 std::vector<double> getRoundTicks(double min, double max, int maxTicks,
                                   double unit);
 
+/// Round ticks on a byte axis, all labelled in one unit with the same
+/// number of decimals: "0", "0.2 MiB", "0.4 MiB", ... "1.2 MiB".
+struct ByteAxis {
+  std::vector<double> ticks; // bytes
+  ByteUnit unit;
+  int decimals;
+  /// The label of `bytes` (a tick) in the axis unit; "0" for zero.
+  std::string label(double bytes) const;
+};
+
+/// Round ticks covering [min, max] in `units`, the unit chosen from the
+/// axis (the largest tick), the decimals from the tick step.
+ByteAxis getByteAxis(double min, double max, int maxTicks, ByteUnits units);
+
 /// Escapes text for XML and HTML.
 std::string escape(llvm::StringRef text);
 

@@ -10,6 +10,8 @@
 
 #include "Chart.h"
 
+#include "remat/Remat/MemoryModel.h"
+
 #include "remat/Report/StepReport.h"
 
 #include "llvm/Support/Format.h"
@@ -122,7 +124,10 @@ private:
 
   void writeSummary() {
     os << "<table class=\"summary\">\n";
-    int64_t needs = report.argumentBytes + report.arenaBytes;
+    // The report may run without rematerialization: a sum that leaves the
+    // int64 range is shown as such, not wrapped.
+    std::optional<int64_t> needs =
+        addBytes(report.argumentBytes, report.arenaBytes);
     if (report.budgetBytes) {
       std::string budget = bytes(*report.budgetBytes);
       if (!report.budgetAsTyped.empty())
@@ -133,16 +138,26 @@ private:
     }
     if (report.hasBefore())
       row("Peak before rematerialization", bytes(report.peakBytesBefore));
-    row(report.hasBefore() ? "Peak after rematerialization" : "Peak",
-        bytes(report.peakBytesAfter) + " at " + escape(report.peakOp));
+    std::string total = needs ? bytes(*needs) : std::string("beyond int64");
+    // The budget limits arguments + arena under fit-arena, else the peak
+    // alone: the verdict goes on the row of the figure it limits.
+    bool limitsPeak = report.budgetBytes && !report.fitArena;
+    std::optional<int64_t> limited =
+        limitsPeak ? std::optional(report.peakBytesAfter) : needs;
+    std::string verdict;
+    if (report.budgetBytes)
+      verdict = limited && *limited <= *report.budgetBytes
+                    ? " <span class=\"fits\">within the budget</span>"
+                    : " <span class=\"over\">over the budget</span>";
+    std::string peakKey =
+        report.hasBefore() ? "Peak after rematerialization" : "Peak";
+    if (limitsPeak)
+      peakKey += " (the budget limits it: fit-arena=false)";
+    row(peakKey, bytes(report.peakBytesAfter) + " at " + escape(report.peakOp) +
+                     (limitsPeak ? verdict : ""));
     row("Arguments", bytes(report.argumentBytes));
     row("Arena", bytes(report.arenaBytes));
-    std::string total = bytes(needs);
-    if (report.budgetBytes)
-      total += needs <= *report.budgetBytes
-                   ? " <span class=\"fits\">within the budget</span>"
-                   : " <span class=\"over\">over the budget</span>";
-    row("Arguments + arena", total);
+    row("Arguments + arena", total + (limitsPeak ? "" : verdict));
     writeCostRows();
     row("Solver", escape(report.solver));
     row("Status", escape(report.status) +

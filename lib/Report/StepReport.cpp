@@ -172,6 +172,8 @@ static void addSolveOutcome(StepReport &report, FunctionOpInterface function) {
       report.lowerBoundCost = bound.getValueAsDouble();
     if (auto timedOut = solve.getAs<BoolAttr>("timed_out"))
       report.timedOut = timedOut.getValue();
+    if (auto fitArena = solve.getAs<BoolAttr>("fit_arena"))
+      report.fitArena = fitArena.getValue();
     if (auto seconds = solve.getAs<FloatAttr>("solve_seconds"))
       report.solveSeconds = seconds.getValueAsDouble();
     if (auto live = solve.getAs<DenseI64ArrayAttr>("live_bytes_before"))

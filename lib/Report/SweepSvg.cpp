@@ -48,20 +48,18 @@ struct Axes {
   }
 };
 
-void writeXAxis(raw_ostream &os, const Axes &axes,
-                const std::vector<double> &ticks) {
+void writeXAxis(raw_ostream &os, const Axes &axes, const ByteAxis &ticks) {
   os << llvm::format("<line x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\" "
                      "stroke=\"#333\"/>\n",
                      kLeft, kPlotBottom, kPlotRight, kPlotBottom);
-  for (double bytes : ticks) {
+  for (double bytes : ticks.ticks) {
     double x = axes.x(bytes);
     os << llvm::format("<line x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\" "
                        "stroke=\"#333\"/>\n",
                        x, kPlotBottom, x, kPlotBottom + 4);
     os << llvm::format("<text class=\"xtick\" x=\"%.1f\" y=\"%.1f\" "
                        "text-anchor=\"middle\" font-size=\"11\">%s</text>\n",
-                       x, kPlotBottom + 17,
-                       formatBytes(bytes, ByteUnits::Binary).c_str());
+                       x, kPlotBottom + 17, ticks.label(bytes).c_str());
   }
   os << llvm::format("<text x=\"%.1f\" y=\"%.1f\" text-anchor=\"middle\" "
                      "font-size=\"12\">budget (arguments + arena)</text>\n",
@@ -81,7 +79,7 @@ void writeYAxis(raw_ostream &os, const Axes &axes,
     os << llvm::format("<text class=\"ytick\" x=\"%.1f\" y=\"%.1f\" "
                        "text-anchor=\"end\" font-size=\"11\">+%s%%</text>\n",
                        kLeft - 6, y + 4,
-                       formatNumber(100.0 * extra, 2).c_str());
+                       formatNumber(100.0 * std::max(0.0, extra), 2).c_str());
   }
   double middle = (kTop + kPlotBottom) / 2;
   os << llvm::format("<text x=\"18\" y=\"%.1f\" transform=\"rotate(-90 18 "
@@ -144,11 +142,10 @@ void mlir::remat::writeSweepSvg(raw_ostream &os, StringRef title,
     if (!llvm::is_contained(solvers, point.solver))
       solvers.push_back(point.solver);
   }
-  double unit = getUnitFor(high, ByteUnits::Binary).bytes;
-  std::vector<double> xTicks = getRoundTicks(low, high, 6, unit);
+  ByteAxis xTicks = getByteAxis(low, high, 6, ByteUnits::Binary);
   // Extra time in percent on round ticks; at least up to +1%.
   std::vector<double> yTicks = getRoundTicks(std::max(maxExtra, 0.01), 5, 0.01);
-  Axes axes{xTicks.front(), xTicks.back(), yTicks.back()};
+  Axes axes{xTicks.ticks.front(), xTicks.ticks.back(), yTicks.back()};
 
   os << llvm::format("<svg xmlns=\"http://www.w3.org/2000/svg\" "
                      "width=\"%.0f\" height=\"%.0f\" viewBox=\"0 0 %.0f %.0f\" "
@@ -173,8 +170,12 @@ void mlir::remat::writeSweepSvg(raw_ostream &os, StringRef title,
   writeYAxis(os, axes, yTicks);
   writeXAxis(os, axes, xTicks);
 
-  // Join consecutive budgets that fit (in budget order).
+  // Join consecutive budgets that fit (in budget order). A tiny negative
+  // extra time (noise in a measured profile) is no saving: clamp it at 0
+  // so that neither the curve nor a tooltip shows "+-0%".
   std::vector<SweepChartPoint> sorted(points.begin(), points.end());
+  for (SweepChartPoint &point : sorted)
+    point.extraTime = std::max(0.0, point.extraTime);
   std::sort(sorted.begin(), sorted.end(), [](const auto &a, const auto &b) {
     return a.budgetBytes < b.budgetBytes;
   });

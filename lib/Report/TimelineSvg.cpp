@@ -61,7 +61,7 @@ struct Timeline {
   bool unchanged = false;
   bool anyRecomputed = false;
   Scale scale{};
-  std::vector<double> byteTicks;
+  ByteAxis byteAxis;
 
   std::string bytes(double value) const { return formatBytes(value, units); }
 };
@@ -97,9 +97,8 @@ Timeline makeTimeline(const StepReport &report) {
   if (report.budgetBytes)
     maxLive = std::max(maxLive, *report.budgetBytes);
   // Room above the highest line for the labels, then up to a round tick.
-  double unit = getUnitFor(maxLive * 1.1, t.units).bytes;
-  t.byteTicks = getRoundTicks(maxLive * 1.1, 8, unit);
-  t.scale = Scale{report.ops.size(), t.byteTicks.back()};
+  t.byteAxis = getByteAxis(0.0, maxLive * 1.1, 8, t.units);
+  t.scale = Scale{report.ops.size(), t.byteAxis.ticks.back()};
   return t;
 }
 
@@ -159,14 +158,14 @@ void writeRecomputedColumns(raw_ostream &os, const Timeline &t) {
 }
 
 void writeAxes(raw_ostream &os, const Timeline &t) {
-  for (double bytes : t.byteTicks) {
+  for (double bytes : t.byteAxis.ticks) {
     double y = t.scale.y(bytes);
     os << llvm::format("<line x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\" "
                        "stroke=\"#ccc\" stroke-width=\"0.5\"/>\n",
                        kLeft, y, kLeft + kPlotWidth, y);
     os << llvm::format("<text class=\"ytick\" x=\"%.1f\" y=\"%.1f\" "
                        "text-anchor=\"end\" font-size=\"11\">%s</text>\n",
-                       kLeft - 6, y + 4, t.bytes(bytes).c_str());
+                       kLeft - 6, y + 4, t.byteAxis.label(bytes).c_str());
   }
   os << llvm::format("<line x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\" "
                      "stroke=\"#333\"/>\n",

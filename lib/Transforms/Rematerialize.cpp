@@ -509,6 +509,9 @@ static void recordOutcome(FunctionOpInterface function, const RematPlan &plan,
   // A time limit that cut the solve short makes the result run-dependent.
   entries.push_back(builder.getNamedAttr(
       "timed_out", builder.getBoolAttr(plan.result.timedOut)));
+  // What the budget limits: arguments + arena, or the peak alone.
+  entries.push_back(
+      builder.getNamedAttr("fit_arena", builder.getBoolAttr(options.fitArena)));
   if (plan.result.lowerBoundCost)
     entries.push_back(builder.getNamedAttr(
         "lower_bound_cost", builder.getF64FloatAttr(*plan.result.lowerBoundCost)));

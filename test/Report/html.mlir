@@ -13,6 +13,11 @@
 // RUN: remat-opt %s --report=%t.report -o /dev/null
 // RUN: FileCheck %s --check-prefix=JSON < %t.report
 // RUN: not remat-opt %s --pass-pipeline='builtin.module(remat-report{path=%t.x format=pdf})' -o /dev/null 2>&1 | FileCheck %s --check-prefix=FORMAT
+// Without fit-arena the budget limits the peak alone: the verdict is on the
+// peak's row (20 B within a budget of 20 B), none on arguments + arena
+// (776 B).
+// RUN: remat-opt %S/../Transforms/rematerialize-budget.mlir --budget=100%% --fit-arena=false --report=%t.nofit.html -o /dev/null
+// RUN: FileCheck %s --check-prefix=NOFIT < %t.nofit.html
 
 // CHECK:      <!DOCTYPE html>
 // CHECK:      <title>remat report: @chain</title>
@@ -28,6 +33,11 @@
 // CHECK-NEXT: <tr><th>Solver</th><td>heuristic</td></tr>
 // CHECK-NEXT: <tr><th>Status</th><td>feasible</td></tr>
 // CHECK-NEXT: <tr><th>Lower bound on the cost</th><td>none proven</td></tr>
+// NOFIT:      <tr><th>Budget</th><td>100% = <span title="20 bytes">20 B</span></td></tr>
+// NOFIT:      <tr><th>Peak after rematerialization (the budget limits it: fit-arena=false)</th><td><span title="20 bytes">20 B</span> at {{[^<]*}} <span class="fits">within the budget</span></td></tr>
+// NOFIT:      <tr><th>Arguments + arena</th><td><span title="776 bytes">776 B</span></td></tr>
+// NOFIT-NOT:  over the budget
+
 // The timeline, inline.
 // CHECK:      <figure>
 // CHECK-NEXT: <svg xmlns="http://www.w3.org/2000/svg"

@@ -15,6 +15,7 @@
 // so only the budget is added.
 // RUN: remat-opt %s --budget=1MiB --timeline=%t.met.svg -o /dev/null
 // RUN: FileCheck %s --check-prefix=MET < %t.met.svg
+// RUN: FileCheck %s --check-prefix=METTICKS < %t.met.svg
 
 // Typed in KB (10^3 bytes): every figure and tick in KB, ticks every 5 KB.
 // KB:      Live bytes of @chain before and after rematerialization
@@ -30,7 +31,7 @@
 // The 6 recomputing ops, each a shaded column.
 // KB-COUNT-6: <rect class="recomputed"
 // KB-NOT:  <rect class="recomputed"
-// KB:      class="ytick" {{.*}}>0 B</text>
+// KB:      class="ytick" {{.*}}>0</text>
 // KB-NEXT: <line
 // KB-NEXT: class="ytick" {{.*}}>5 KB</text>
 // KB:      class="ytick" {{.*}}>35 KB</text>
@@ -75,6 +76,17 @@
 // MET:     >budget</text>
 // MET-NOT: recomput
 // MET:     >budget 1 MiB</text>
+// An axis just above one unit (up to 1.1 MiB): every tick in MiB with one
+// decimal, not some in KiB (205 KiB) and some in MiB (1.2 MiB).
+// METTICKS:    class="ytick" {{.*}}>0</text>
+// METTICKS-NEXT: <line
+// METTICKS-NEXT: class="ytick" {{.*}}>0.2 MiB</text>
+// METTICKS-NEXT: <line
+// METTICKS-NEXT: class="ytick" {{.*}}>0.4 MiB</text>
+// METTICKS:    class="ytick" {{.*}}>1.0 MiB</text>
+// METTICKS-NEXT: <line
+// METTICKS-NEXT: class="ytick" {{.*}}>1.2 MiB</text>
+// METTICKS-NOT: class="ytick"
 
 func.func @chain(%x: tensor<1024xf32> {remat.name = "x", remat.role = "input"}) -> tensor<1024xf32> {
   %a = nn.relu %x {remat.name = "a", remat.phase = "forward"} : tensor<1024xf32>

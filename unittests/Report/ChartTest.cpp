@@ -29,6 +29,46 @@ TEST(ChartTest, BytesInTheLargestUnitWithThreeDigits) {
   EXPECT_EQ(formatBytes(0, ByteUnits::Decimal), "0 B");
 }
 
+TEST(ChartTest, RoundingPicksTheUnitAgain) {
+  // 1023.9 KiB rounds to 1024 KiB: that is 1 MiB.
+  EXPECT_EQ(formatBytes(1023.9 * 1024, ByteUnits::Binary), "1 MiB");
+  EXPECT_EQ(formatBytes(999.7e3, ByteUnits::Decimal), "1 MB");
+  EXPECT_EQ(formatBytes(1023.6, ByteUnits::Binary), "1 KiB");
+  // Below the rounding, the unit stays.
+  EXPECT_EQ(formatBytes(1023.4 * 1024, ByteUnits::Binary), "1023 KiB");
+  EXPECT_EQ(formatBytes(-1023.9 * 1024, ByteUnits::Binary), "-1 MiB");
+}
+
+TEST(ChartTest, ByteAxisInOneUnit) {
+  // Just above one unit (1.1 MiB): every tick in MiB with one decimal, not
+  // "205 KiB" next to "1.2 MiB".
+  ByteAxis axis = getByteAxis(0, 1.1 * 1024 * 1024, 8, ByteUnits::Binary);
+  std::vector<std::string> labels;
+  for (double tick : axis.ticks)
+    labels.push_back(axis.label(tick));
+  EXPECT_EQ(labels,
+            (std::vector<std::string>{"0", "0.2 MiB", "0.4 MiB", "0.6 MiB",
+                                      "0.8 MiB", "1.0 MiB", "1.2 MiB"}));
+  // Decimal units as typed.
+  axis = getByteAxis(0, 1.05e6, 8, ByteUnits::Decimal);
+  EXPECT_STREQ(axis.unit.symbol, "MB");
+  EXPECT_EQ(axis.label(axis.ticks[1]), "0.2 MB");
+  EXPECT_EQ(axis.label(axis.ticks.back()), "1.2 MB");
+  // Just below one unit, with a last tick that fills it: ticks round in
+  // the larger unit (0 to 1.0 MiB), not 0 to 1200 KiB.
+  axis = getByteAxis(0, 1020 * 1024, 8, ByteUnits::Binary);
+  EXPECT_STREQ(axis.unit.symbol, "MiB");
+  EXPECT_EQ(axis.label(axis.ticks.back()), "1.0 MiB");
+  // Whole steps: no decimals.
+  axis = getByteAxis(0, 31539, 8, ByteUnits::Decimal);
+  EXPECT_EQ(axis.label(axis.ticks[1]), "5 KB");
+  EXPECT_EQ(axis.label(axis.ticks.back()), "35 KB");
+  // A range not from zero (the sweep chart's budgets).
+  axis = getByteAxis(157000, 270540, 6, ByteUnits::Binary);
+  EXPECT_EQ(axis.label(axis.ticks.front()), "140 KiB");
+  EXPECT_EQ(axis.label(axis.ticks.back()), "280 KiB");
+}
+
 TEST(ChartTest, RoundTicks) {
   // 0 to 31.5 KB in at most 8 steps: every 5 KB, up to 35 KB.
   std::vector<double> ticks = getRoundTicks(31539, 8, 1000);

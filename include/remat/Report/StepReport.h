@@ -62,6 +62,8 @@ struct StepReport {
   double solveSeconds = 0.0;
   /// The time limit cut the solve short (the result may vary between runs).
   bool timedOut = false;
+  /// The budget limits arguments + arena (fit-arena), else the peak alone.
+  bool fitArena = true;
   std::vector<std::string> kept;
   /// The values that recomputing ops reproduce, each once, in the order of
   /// their first recomputation, with how many ops recompute each (a value
