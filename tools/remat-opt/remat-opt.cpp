@@ -51,6 +51,12 @@ static cl::opt<std::string> timelinePath(
 /// A copy of the input, for the diagnostic handler of the pipeline.
 static llvm::SourceMgr inputCopy;
 
+/// The handler of the pipeline's diagnostics. Never deleted: MlirOptMain
+/// destroys the context it is registered with, and unregistering it
+/// afterwards would touch freed memory; held here, it stays reachable (not
+/// a leak to LeakSanitizer).
+static mlir::remat::ToolDiagnosticHandler *pipelineDiagnostics = nullptr;
+
 /// MlirOptMain prints diagnostics with SourceMgrDiagnosticHandler, which
 /// quotes the source line of each, a function's whole signature included.
 /// While the passes run, remat's handler (ToolDiagnosticHandler) takes them
@@ -62,9 +68,9 @@ addDiagnosticHandler(const mlir::MlirOptMainConfig &base) {
     return base;
   mlir::MlirOptMainConfig config = base;
   config.setPassPipelineSetupFn([base](mlir::PassManager &pm) {
-    // Left allocated: MlirOptMain destroys the context it is registered
-    // with, and unregistering it afterwards would touch freed memory.
-    new mlir::remat::ToolDiagnosticHandler(inputCopy, pm.getContext());
+    if (!pipelineDiagnostics)
+      pipelineDiagnostics =
+          new mlir::remat::ToolDiagnosticHandler(inputCopy, pm.getContext());
     return base.setupPassPipeline(pm);
   });
   return config;
