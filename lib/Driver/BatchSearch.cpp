@@ -125,6 +125,8 @@ mlir::remat::evaluatePolicy(ModuleOp step, const Policy &policy,
   evaluation.peakBytesBefore = plan.peakBytesBefore;
   evaluation.solver = plan.result.solver;
   evaluation.status = stringifySolveStatus(plan.result.status);
+  evaluation.seconds = plan.result.simulation.cost;
+  evaluation.secondsBefore = plan.costBefore;
   if (plan.costBefore > 0)
     evaluation.extraTime = plan.result.simulation.cost / plan.costBefore - 1.0;
   std::vector<NodeId> once;

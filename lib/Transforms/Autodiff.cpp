@@ -354,6 +354,9 @@ LogicalResult mlir::remat::differentiateFunction(func::FuncOp function,
            << "' (interleaved or end)";
   if (failed(checkForward(function)))
     return failure();
+  if (options.accumulationSteps != 1)
+    return emitFunctionError(function)
+           << "gradient accumulation is not built yet";
   auto ret = cast<func::ReturnOp>(function.getBody().front().getTerminator());
   FailureOr<SmallVector<BlockArgument>> weights = getWeights(function);
   if (failed(weights))

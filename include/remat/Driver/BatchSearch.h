@@ -48,6 +48,11 @@ struct PolicyEvaluation {
   /// recomputation, as fractions.
   double extraTime = 0.0;
   double extraFlops = 0.0;
+  /// The estimated cost of the schedule (recomputations included) and of
+  /// the step as given, in the cost model's unit (seconds on a device
+  /// profile).
+  double seconds = 0.0;
+  double secondsBefore = 0.0;
   std::string solver;
   std::string status;
 };

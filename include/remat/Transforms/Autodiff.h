@@ -38,6 +38,13 @@ struct AutodiffOptions {
   /// the gradient lives only until then); "end": all updates after the
   /// whole backward, in weight order.
   std::string updatePlacement = "interleaved";
+  /// Gradient accumulation: k > 1 builds a step over k micro-batches. The
+  /// function is the forward at the micro-batch m; the step's inputs and
+  /// labels take k x m samples, and it runs k micro-steps in sequence, each
+  /// on its slice of m samples (forward, loss / k, backward), sums their
+  /// gradients, and then applies the optimizer once - PyTorch's
+  /// accumulation loop. Batch norm computes its statistics per micro-batch.
+  int64_t accumulationSteps = 1;
 };
 
 /// Rewrites the forward function `function` into its training step. Its
