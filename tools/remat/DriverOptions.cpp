@@ -30,6 +30,9 @@ cl::SubCommand
 cl::SubCommand
     sweepCommand("sweep",
                  "Extra compute against budget for the step at one batch");
+cl::SubCommand planCommand(
+    "plan", "The fastest way to train at a batch within the budget: "
+            "rematerialization, gradient accumulation, or both");
 cl::SubCommand
     opsCommand("ops",
                "The step's forward ops: name, kind, result bytes, and the "
@@ -38,9 +41,11 @@ cl::SubCommand
 cl::opt<std::string> modelFile(cl::Positional, cl::Required,
                                cl::desc("<model.pt>"), cl::sub(maxBatchCommand),
                                cl::sub(compileCommand), cl::sub(sweepCommand),
-                               cl::sub(opsCommand), cl::cat(getToolCategory()));
+                               cl::sub(opsCommand), cl::sub(planCommand),
+                               cl::cat(getToolCategory()));
 cl::list<std::string> sampleShapes(
     "sample-shape", cl::CommaSeparated, cl::sub(maxBatchCommand),
+    cl::sub(planCommand),
     cl::desc("Type of one sample of each input of forward, without the batch "
              "(3x224x224xf32; i64 for per-sample labels)"),
     cl::cat(getToolCategory()));
@@ -60,6 +65,9 @@ static RematOptionFlags compileRematFlags(rematOptions, getToolCategory(),
 static RematOptionFlags
     maxBatchRematFlags(rematOptions, getToolCategory(), {&maxBatchCommand},
                        {"solver", "strict", "record-solve-time"});
+static RematOptionFlags
+    planRematFlags(rematOptions, getToolCategory(), {&planCommand},
+                   {"solver", "strict", "record-solve-time"});
 static RematOptionFlags
     sweepRematFlags(rematOptions, getToolCategory(), {&sweepCommand},
                     {"budget", "strict", "record-solve-time"});
@@ -88,12 +96,13 @@ cl::opt<int> pointsOption("points", cl::init(8), cl::sub(sweepCommand),
                           cl::cat(getToolCategory()));
 static cl::opt<std::string> optimizerOption(
     "optimizer", cl::init("none"), cl::sub(maxBatchCommand),
-    cl::sub(compileCommand), cl::sub(sweepCommand),
+    cl::sub(compileCommand), cl::sub(sweepCommand), cl::sub(planCommand),
     cl::desc("The step's update: none (gradients), sgd or adam (default: "
              "none)"),
     cl::cat(getToolCategory()));
 static cl::opt<double> lrOption("lr", cl::init(0.0), cl::sub(maxBatchCommand),
                                 cl::sub(compileCommand), cl::sub(sweepCommand),
+                                cl::sub(planCommand),
                                 cl::desc("Learning rate (default 0: the "
                                          "optimizer's own, SGD 0.01, Adam "
                                          "0.001)"),
@@ -102,16 +111,18 @@ static cl::opt<double> momentumOption("momentum", cl::init(0.0),
                                       cl::sub(maxBatchCommand),
                                       cl::sub(compileCommand),
                                       cl::sub(sweepCommand),
+                                      cl::sub(planCommand),
                                       cl::desc("SGD momentum (default: 0)"),
                                       cl::cat(getToolCategory()));
 static cl::opt<int64_t> classesOption(
     "classes", cl::init(0), cl::sub(maxBatchCommand), cl::sub(compileCommand),
-    cl::sub(sweepCommand),
+    cl::sub(sweepCommand), cl::sub(planCommand),
     cl::desc("Classes of the model's output (checked when given; default "
              "0: not checked)"),
     cl::cat(getToolCategory()));
 cl::opt<bool> jsonOutput("json", cl::sub(maxBatchCommand),
                          cl::sub(sweepCommand), cl::sub(opsCommand),
+                         cl::sub(planCommand),
                          cl::desc("Print JSON instead of a table"),
                          cl::cat(getToolCategory()));
 cl::opt<std::string> outputFile("o", cl::init("-"), cl::sub(compileCommand),
@@ -119,9 +130,25 @@ cl::opt<std::string> outputFile("o", cl::init("-"), cl::sub(compileCommand),
                                          "stdout)"),
                                 cl::cat(getToolCategory()));
 cl::opt<std::string>
-    weightsOption("weights", cl::sub(compileCommand),
+    weightsOption("weights", cl::sub(compileCommand), cl::sub(planCommand),
                   cl::desc("Weights directory (default: <output>.weights)"),
                   cl::cat(getToolCategory()));
+// remat plan's own options.
+cl::opt<int64_t> batchOption("batch", cl::sub(planCommand),
+                             cl::desc("The batch of one optimizer step, "
+                                      "split into micro-batches that divide "
+                                      "it (required)"),
+                             cl::cat(getToolCategory()));
+static cl::opt<std::string> planPoliciesOption(
+    "policies", cl::init("none,auto"), cl::sub(planCommand),
+    cl::desc("Solvers tried at each micro-batch (default: none,auto)"),
+    cl::cat(getToolCategory()));
+cl::opt<std::string> planOutputFile(
+    "o", cl::sub(planCommand),
+    cl::desc("Write the chosen step to FILE.mlir, with its weights (default: "
+             "not written)"),
+    cl::cat(getToolCategory()));
+
 cl::opt<std::string> reportPath("report", cl::sub(compileCommand),
                                 cl::desc("Write the report to FILE: JSON, "
                                          "or one HTML page when FILE ends "
@@ -218,6 +245,22 @@ FailureOr<std::vector<Policy>> getPolicies() {
       policies.push_back({"checkpoints", SolverSpec(SolverKind::Marks), ops});
       continue;
     }
+    std::string error;
+    std::optional<SolverSpec> solver = SolverSpec::parse(name, error);
+    if (!solver)
+      return fail("--policies: " + error), failure();
+    policies.push_back({name.str(), *solver, {}});
+  }
+  if (policies.empty())
+    return fail("--policies names no policy"), failure();
+  return policies;
+}
+
+FailureOr<std::vector<Policy>> getPlanPolicies() {
+  std::vector<Policy> policies;
+  llvm::SmallVector<llvm::StringRef> names;
+  llvm::StringRef(planPoliciesOption).split(names, ',', -1, false);
+  for (llvm::StringRef name : names) {
     std::string error;
     std::optional<SolverSpec> solver = SolverSpec::parse(name, error);
     if (!solver)

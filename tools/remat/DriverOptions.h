@@ -21,6 +21,7 @@ extern llvm::cl::SubCommand maxBatchCommand;
 extern llvm::cl::SubCommand compileCommand;
 extern llvm::cl::SubCommand sweepCommand;
 extern llvm::cl::SubCommand opsCommand;
+extern llvm::cl::SubCommand planCommand;
 
 extern llvm::cl::opt<std::string> modelFile;
 extern llvm::cl::list<std::string> sampleShapes;
@@ -38,6 +39,8 @@ extern llvm::cl::opt<std::string> timelinePath;
 extern llvm::cl::opt<std::string> unplannedPath;
 extern llvm::cl::list<std::string> checkpointsOption;
 extern llvm::cl::opt<std::string> svgPath;
+extern llvm::cl::opt<int64_t> batchOption;
+extern llvm::cl::opt<std::string> planOutputFile;
 
 /// Prints "remat: error: MESSAGE" and returns 1.
 int fail(const llvm::Twine &message);
@@ -58,6 +61,9 @@ FailureOr<int64_t> getBudgetBytes();
 /// The policies of --policies and --checkpoints (as given: names or
 /// module paths).
 FailureOr<std::vector<Policy>> getPolicies();
+
+/// The solvers of plan's --policies.
+FailureOr<std::vector<Policy>> getPlanPolicies();
 
 FailureOr<const DeviceProfile *> getDevice(MLIRContext &context);
 

@@ -240,3 +240,120 @@ void driver::printSweepSvg(llvm::raw_ostream &os, const ModelSpec &spec,
                       policy.solver.str();
   writeSweepSvg(os, title, points);
 }
+
+//===----------------------------------------------------------------------===//
+// remat plan
+//===----------------------------------------------------------------------===//
+
+static double getSamplesPerSecond(const PlanResult &plan,
+                                  const PlanCandidate &candidate) {
+  double seconds = candidate.getSeconds();
+  return seconds > 0 ? double(plan.batch) / seconds : 0.0;
+}
+
+static std::string describeBatchNorm(BatchNormSemantics semantics) {
+  return semantics == BatchNormSemantics::PerMicroBatch ? "per micro-batch"
+                                                        : "full batch";
+}
+
+static void printPlanRow(llvm::raw_ostream &os, const PlanResult &plan,
+                         const PlanCandidate &candidate) {
+  os << llvm::format("%11lld %6lld  ", (long long)candidate.microBatch,
+                     (long long)candidate.accumulationSteps);
+  if (!candidate.fits()) {
+    os << "nothing fits (the fewest bytes: "
+       << candidate.evaluation.bytes << ", " << candidate.evaluation.solver
+       << ")\n";
+    return;
+  }
+  const PolicyEvaluation &at = candidate.evaluation;
+  os << llvm::format("%-8s %-10s %14lld %11.4g %10.1f %11s  %s\n",
+                     candidate.policy->label.c_str(), at.solver.c_str(),
+                     (long long)at.bytes, at.seconds,
+                     getSamplesPerSecond(plan, candidate),
+                     percent(candidate.extraTime).c_str(),
+                     describeBatchNorm(candidate.batchNorm).c_str());
+}
+
+void driver::printPlanTable(llvm::raw_ostream &os, const ModelSpec &spec,
+                            const DeviceProfile &device,
+                            const PlanResult &plan) {
+  printHeader(os, spec, device);
+  os << "batch " << plan.batch << " per optimizer step, budget "
+     << plan.budgetBytes << " bytes (arguments + arena)\n\n";
+  os << llvm::format("%11s %6s  %-8s %-10s %14s %11s %10s %11s  %s\n",
+                     "micro-batch", "steps", "policy", "solver", "bytes used",
+                     "est. s/step", "samples/s", "extra time", "batch norm");
+  for (const PlanCandidate &candidate : plan.microBatches)
+    printPlanRow(os, plan, candidate);
+  const PlanCandidate &chosen = plan.microBatches[*plan.chosen];
+  os << "\nchosen: micro-batch " << chosen.microBatch << " x "
+     << chosen.accumulationSteps << " accumulation step"
+     << (chosen.accumulationSteps == 1 ? "" : "s") << ", policy "
+     << chosen.policy->label << ": "
+     << llvm::format("%.1f", getSamplesPerSecond(plan, chosen))
+     << " samples/s, " << percent(chosen.extraTime)
+     << " estimated time, batch norm "
+     << describeBatchNorm(chosen.batchNorm) << "\n";
+  os << "\nsteps: micro-steps per optimizer step (gradients summed, one "
+        "update); est. s/step: the whole batch's step on the "
+     << device.name
+     << " profile; extra time: against the whole batch in one step "
+        "without recomputation ("
+     << llvm::format("%.4g", plan.idealSeconds) << " s, fitting or not)\n";
+  if (llvm::any_of(plan.microBatches, [](const PlanCandidate &candidate) {
+        return candidate.batchNorm == BatchNormSemantics::PerMicroBatch;
+      }))
+    os << "per micro-batch batch norm: statistics and running-statistics "
+          "updates are computed over each micro-batch, so training differs "
+          "from one step over the whole batch of "
+       << plan.batch << "\n";
+}
+
+static llvm::json::Object toJson(const PlanCandidate &candidate) {
+  const PolicyEvaluation &at = candidate.evaluation;
+  return llvm::json::Object{
+      {"micro_batch", candidate.microBatch},
+      {"accumulation_steps", candidate.accumulationSteps},
+      {"policy", candidate.policy->label},
+      {"solver", at.solver},
+      {"status", at.status},
+      {"bytes", at.bytes},
+      {"peak_bytes", at.peakBytes},
+      {"est_seconds_per_step", at.seconds},
+      {"extra_time", candidate.extraTime},
+      {"batch_norm_semantics",
+       stringifyBatchNormSemantics(candidate.batchNorm)}};
+}
+
+void driver::printPlanJson(llvm::raw_ostream &os, const ModelSpec &spec,
+                           const DeviceProfile &device,
+                           const PlanResult &plan) {
+  llvm::json::Array candidates, notFitting;
+  for (const PlanCandidate &candidate : plan.microBatches) {
+    if (candidate.fits()) {
+      llvm::json::Object entry = toJson(candidate);
+      entry["samples_per_second"] = getSamplesPerSecond(plan, candidate);
+      candidates.push_back(std::move(entry));
+      continue;
+    }
+    notFitting.push_back(llvm::json::Object{
+        {"micro_batch", candidate.microBatch},
+        {"accumulation_steps", candidate.accumulationSteps},
+        {"smallest_bytes", candidate.evaluation.bytes}});
+  }
+  llvm::json::Object chosen = toJson(plan.microBatches[*plan.chosen]);
+  chosen["samples_per_second"] =
+      getSamplesPerSecond(plan, plan.microBatches[*plan.chosen]);
+  llvm::json::Object root{{"model", spec.modelPath},
+                          {"sample_shapes", describeShapes(spec)},
+                          {"optimizer", spec.autodiff.optimizer},
+                          {"device", device.name},
+                          {"budget_bytes", plan.budgetBytes},
+                          {"batch", plan.batch},
+                          {"ideal_seconds_per_step", plan.idealSeconds},
+                          {"candidates", std::move(candidates)},
+                          {"not_fitting", std::move(notFitting)},
+                          {"chosen", std::move(chosen)}};
+  os << llvm::formatv("{0:2}", llvm::json::Value(std::move(root))) << "\n";
+}

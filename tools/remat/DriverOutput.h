@@ -6,6 +6,7 @@
 #include "remat/Analysis/CostModel.h"
 #include "remat/Driver/BatchSearch.h"
 #include "remat/Driver/ForwardOps.h"
+#include "remat/Driver/Plan.h"
 #include "remat/Report/StepReport.h"
 
 #include "llvm/Support/raw_ostream.h"
@@ -42,6 +43,14 @@ void printSweepJson(llvm::raw_ostream &os, const ModelSpec &spec,
 /// Extra estimated time against budget, one point per budget.
 void printSweepSvg(llvm::raw_ostream &os, const ModelSpec &spec,
                    const Policy &policy, ArrayRef<SweepPoint> sweep);
+
+/// `remat plan`: per micro-batch the cheapest schedule that fits (or that
+/// nothing does), its samples per second and batch-norm semantics, the
+/// chosen plan, and what per-micro-batch batch norm means.
+void printPlanTable(llvm::raw_ostream &os, const ModelSpec &spec,
+                    const DeviceProfile &device, const PlanResult &plan);
+void printPlanJson(llvm::raw_ostream &os, const ModelSpec &spec,
+                   const DeviceProfile &device, const PlanResult &plan);
 
 } // namespace mlir::remat::driver
 

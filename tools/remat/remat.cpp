@@ -1,4 +1,4 @@
-//===- remat.cpp - the user's driver: largest batch, compile, sweep -------===//
+//===- remat.cpp - the user's driver: largest batch, plan, compile, sweep -===//
 //
 //   remat max-batch MODEL.pt --sample-shape=3x224x224xf32 --budget=2.5GB
 //         [--device=gtx970m] [--optimizer=adam] [--policies=none,sqrt,auto]
@@ -9,6 +9,8 @@
 //   remat sweep MODEL.pt --input-shape=31x3x224x224xf32 [--points=8]
 //         [--solver=auto] [--svg=F.svg] [--json]
 //   remat ops MODEL.pt --input-shape=31x3x224x224xf32 [--json]
+//   remat plan MODEL.pt --sample-shape=3x224x224xf32 --batch=64
+//         --budget=2.5GB [--policies=none,auto] [--json] [-o step.mlir]
 //
 // A thin layer over the library: the TorchScript importer, remat-autodiff,
 // the rematerialization planner and the report (Driver/BatchSearch.h).
@@ -22,6 +24,7 @@
 
 #include "remat/Driver/BatchSearch.h"
 #include "remat/Driver/ForwardOps.h"
+#include "remat/Driver/Plan.h"
 #include "remat/InitAll.h"
 #include "remat/Remat/SolverSpec.h"
 #include "remat/Report/StepReport.h"
@@ -30,6 +33,7 @@
 #include "remat/Support/Version.h"
 #include "remat/Target/TorchScript/TorchScriptImport.h"
 #include "remat/Transforms/Passes.h"
+#include "remat/Transforms/Rematerialize.h"
 
 #include "mlir/IR/MLIRContext.h"
 #include "mlir/Pass/PassManager.h"
@@ -156,6 +160,25 @@ static LogicalResult printSummary(ModuleOp module, const RematOptions &options,
   return success();
 }
 
+/// Where a written step's weights go: --weights, else beside `output`.
+static std::string getWeightsPath(llvm::StringRef output) {
+  return weightsOption.empty() ? (output + ".weights").str()
+                               : std::string(weightsOption);
+}
+
+/// Writes a compiled step's weights and MLIR into their temporaries, then
+/// commits every output of `outputs` in the order added.
+static int writeStep(TorchScriptImport &step, OutputDirectory &weights,
+                     OutputFile &output, OutputGroup &outputs) {
+  std::string error;
+  if (!writeWeights(weights.getTemporaryPath(), step.weights, error))
+    return fail(error);
+  step.module->print(output.os());
+  if (failed(outputs.commit(error)))
+    return fail(error);
+  return 0;
+}
+
 static int runCompile(MLIRContext &context) {
   FailureOr<ModelSpec> spec =
       getModelSpec(context, inputShapes, "--input-shape");
@@ -173,8 +196,7 @@ static int runCompile(MLIRContext &context) {
   FailureOr<int64_t> batch = splitBatch(*spec);
   if (failed(batch))
     return 1;
-  std::string weightsPath =
-      weightsOption.empty() ? outputFile + ".weights" : weightsOption;
+  std::string weightsPath = getWeightsPath(outputFile);
   // Every output is a temporary until the step is compiled and written:
   // an unwritable destination fails here, before any work, and a failure
   // later leaves the old files as they were. The report pass writes into
@@ -234,12 +256,105 @@ static int runCompile(MLIRContext &context) {
     return 1;
   if (failed(printSummary(*step->module, options, **device)))
     return 1;
-  if (!writeWeights((*weights)->getTemporaryPath(), step->weights, error))
-    return fail(error);
-  step->module->print((*output)->os());
   // In the order added: the weights, the report, the timeline, -o last.
-  if (failed(outputs.commit(error)))
-    return fail(error);
+  return writeStep(*step, **weights, **output, outputs);
+}
+
+/// The files plan's -o writes: temporaries until the step is written.
+struct PlanOutputs {
+  OutputGroup group;
+  std::string weightsPath;
+  OutputDirectory *weights = nullptr;
+  OutputFile *step = nullptr;
+};
+
+/// Opens -o and its weights directory, so that an unwritable destination
+/// fails before any work.
+static LogicalResult openPlanOutputs(PlanOutputs &outputs) {
+  std::string error;
+  outputs.weightsPath = getWeightsPath(planOutputFile);
+  FailureOr<OutputDirectory *> weights =
+      outputs.group.addDirectory(outputs.weightsPath, error);
+  if (failed(weights))
+    return fail(error), failure();
+  FailureOr<OutputFile *> step = outputs.group.addFile(planOutputFile, error);
+  if (failed(step))
+    return fail(error), failure();
+  outputs.weights = *weights;
+  outputs.step = *step;
+  return success();
+}
+
+/// Rematerializes the step `chosen` stands for as plan evaluated it (the
+/// same solver and options), plans its memory, and writes it with its
+/// weights to -o.
+static int writePlannedStep(MLIRContext &context, const ModelSpec &spec,
+                            const PlanResult &plan,
+                            const DeviceProfile &device,
+                            PlanOutputs &outputs) {
+  const PlanCandidate &chosen = plan.microBatches[*plan.chosen];
+  FailureOr<TorchScriptImport> step =
+      buildPlannedStep(spec, chosen, &context, outputs.weightsPath);
+  if (failed(step))
+    return 1;
+  RematOptions options = rematOptions;
+  options.solver = chosen.policy->solver;
+  // As evaluatePolicy solved it: the same schedule.
+  options.lowerBound = false;
+  CostModel costModel(device);
+  for (FunctionOpInterface function : getFunctionsWithBodies(*step->module))
+    if (failed(rematerializeFunction(function, costModel, options)))
+      return 1;
+  PassManager pm(&context);
+  pm.addPass(createRematPlanMemoryPass());
+  if (failed(pm.run(*step->module)) ||
+      failed(printSummary(*step->module, options, device)))
+    return 1;
+  return writeStep(*step, *outputs.weights, *outputs.step, outputs.group);
+}
+
+static int runPlan(MLIRContext &context) {
+  FailureOr<ModelSpec> spec =
+      getModelSpec(context, sampleShapes, "--sample-shape");
+  FailureOr<int64_t> budget = getBudgetBytes();
+  FailureOr<std::vector<Policy>> policies = getPlanPolicies();
+  FailureOr<const DeviceProfile *> device = getDevice(context);
+  if (failed(spec) || failed(budget) || failed(policies) || failed(device))
+    return 1;
+  if (!batchOption.getNumOccurrences())
+    return fail("--batch is required: the batch of one optimizer step");
+  if (batchOption < 1)
+    return fail("--batch must be at least 1, got " +
+                std::to_string(batchOption));
+  if (planOutputFile == "-" && weightsOption.empty())
+    return fail("writing the MLIR to stdout needs --weights=DIR");
+  PlanOutputs outputs;
+  if (!planOutputFile.empty() && failed(openPlanOutputs(outputs)))
+    return 1;
+  PlanOptions options;
+  options.batch = batchOption;
+  options.budgetBytes = *budget;
+  options.policies = *policies;
+  options.remat = rematOptions;
+  options.progress = progress;
+  FailureOr<PlanResult> plan =
+      planTrainingBatch(*spec, &context, CostModel(**device), options);
+  if (failed(plan))
+    return 1;
+  if (!plan->chosen)
+    return fail("the budget " + rematOptions.budget.str() + " (" +
+                std::to_string(*budget) + " bytes) cannot hold the step at " +
+                "batch " + std::to_string(batchOption) +
+                " at any micro-batch under any policy; the smallest any "
+                "schedule reached is " +
+                std::to_string(plan->getSmallestBytes()) + " bytes");
+  if (!planOutputFile.empty() &&
+      writePlannedStep(context, *spec, *plan, **device, outputs))
+    return 1;
+  if (jsonOutput)
+    printPlanJson(llvm::outs(), *spec, **device, *plan);
+  else
+    printPlanTable(llvm::outs(), *spec, **device, *plan);
   return 0;
 }
 
@@ -312,8 +427,9 @@ int main(int argc, char **argv) {
   llvm::cl::HideUnrelatedOptions(driver::getToolCategory());
   llvm::cl::ParseCommandLineOptions(
       argc, argv,
-      "remat: the largest batch that fits, a compiled training step, or "
-      "extra compute against budget, for a TorchScript model\n");
+      "remat: the largest batch that fits, the fastest way to train at a "
+      "batch, a compiled training step, or extra compute against budget, for "
+      "a TorchScript model\n");
   DialectRegistry registry;
   registerAllDialects(registry);
   MLIRContext context(registry);
@@ -332,5 +448,8 @@ int main(int argc, char **argv) {
     return runSweep(context);
   if (opsCommand)
     return runOps(context);
-  return fail("name a command: max-batch, compile, sweep or ops (see --help)");
+  if (planCommand)
+    return runPlan(context);
+  return fail(
+      "name a command: max-batch, plan, compile, sweep or ops (see --help)");
 }
