@@ -9,7 +9,7 @@
 
 #include "remat/Transforms/Autodiff.h"
 
-#include "OptimizerUpdate.h"
+#include "Accumulate.h"
 
 #include "remat/Analysis/PeakMemory.h"
 #include "remat/Dialect/NN/IR/NNOps.h"
@@ -36,10 +36,15 @@ static void setName(Operation *op, llvm::StringRef name, llvm::StringRef phase) 
   op->setAttr(attr::kPhase, b.getStringAttr(phase));
 }
 
-static llvm::StringRef getRole(func::FuncOp function, unsigned index) {
+llvm::StringRef mlir::remat::getArgumentRole(func::FuncOp function,
+                                             unsigned index) {
   if (auto role = function.getArgAttrOfType<StringAttr>(index, attr::kRole))
     return role.getValue();
   return "";
+}
+
+static llvm::StringRef getRole(func::FuncOp function, unsigned index) {
+  return getArgumentRole(function, index);
 }
 
 static bool isFloatTensor(Type type, int64_t rank) {
@@ -338,8 +343,84 @@ static void interleaveUpdates(Block &block, ArrayRef<BlockArgument> weights,
   stepIncrement->moveBefore(first);
 }
 
-LogicalResult mlir::remat::differentiateFunction(func::FuncOp function,
-                                                 const AutodiffOptions &options) {
+/// The weights' gradients, a zero tensor (`<weight>.grad_zero`) for a weight
+/// no gradient reaches.
+static void collectWeightGradients(const BackwardBuilder &backward,
+                                   OpBuilder &builder, GradientStep &step) {
+  for (BlockArgument weight : step.weights) {
+    Value gradient = backward.getGradient(weight);
+    step.hasGradient.push_back(bool(gradient));
+    if (!gradient) {
+      auto zero = nn::FullOp::create(builder, weight.getLoc(), weight.getType(),
+                                     builder.getF64FloatAttr(0.0));
+      setName(zero, getValueName(weight) + ".grad_zero", "backward");
+      gradient = zero;
+    }
+    step.gradients.push_back(gradient);
+  }
+}
+
+FailureOr<GradientStep>
+mlir::remat::buildGradients(func::FuncOp function,
+                            const AutodiffOptions &options,
+                            int64_t lossDivisor) {
+  GradientStep step;
+  step.ret = cast<func::ReturnOp>(function.getBody().front().getTerminator());
+  FailureOr<SmallVector<BlockArgument>> weights = getWeights(function);
+  if (failed(weights))
+    return failure();
+  step.weights = std::move(*weights);
+  FailureOr<Value> loss = buildLoss(function, step.ret, options.loss);
+  if (failed(loss))
+    return failure();
+  Value scaled = *loss;
+  if (lossDivisor != 1) {
+    // PyTorch's accumulation loop: loss = criterion(...) / k.
+    OpBuilder b(step.ret);
+    auto divide = nn::DivScalarOp::create(
+        b, step.ret.getLoc(), loss->getType(), *loss,
+        b.getF64FloatAttr(double(lossDivisor)));
+    setName(divide, "loss.scaled", "forward");
+    scaled = divide;
+  }
+
+  BackwardBuilder backward(function, step.ret);
+  if (failed(backward.run(scaled, step.weights)))
+    return failure();
+
+  step.results.add(scaled, "loss");
+  for (unsigned i = 1; i < step.ret.getNumOperands(); ++i) {
+    auto name = function.getResultAttrOfType<StringAttr>(i, attr::kName);
+    auto updates = function.getResultAttrOfType<StringAttr>(i, attr::kUpdates);
+    step.results.add(step.ret.getOperand(i),
+                     name ? name.str() : "result." + std::to_string(i),
+                     updates ? updates.str() : "");
+  }
+  OpBuilder builder(step.ret);
+  collectWeightGradients(backward, builder, step);
+  return step;
+}
+
+LogicalResult mlir::remat::finishStep(func::FuncOp function, GradientStep &step,
+                                      const AutodiffOptions &options) {
+  OpBuilder builder(step.ret);
+  SmallVector<Operation *> updateOps;
+  Operation *stepIncrement = nullptr;
+  if (failed(appendOptimizerUpdate(function, builder, step.weights,
+                                   step.gradients, options, step.results,
+                                   updateOps, stepIncrement)))
+    return failure();
+  step.results.replaceReturn(function, step.ret);
+  step.ret = nullptr;
+  uniquifyNames(function);
+  if (options.updatePlacement == "interleaved" && !updateOps.empty())
+    interleaveUpdates(function.getBody().front(), step.weights, step.gradients,
+                      updateOps, stepIncrement);
+  return success();
+}
+
+static LogicalResult checkOptions(func::FuncOp function,
+                                  const AutodiffOptions &options) {
   if (options.loss != "none" && options.loss != "cross-entropy")
     return emitFunctionError(function) << "unknown loss '" << options.loss
                                 << "' (none or cross-entropy)";
@@ -352,56 +433,23 @@ LogicalResult mlir::remat::differentiateFunction(func::FuncOp function,
     return emitFunctionError(function)
            << "unknown update placement '" << options.updatePlacement
            << "' (interleaved or end)";
-  if (failed(checkForward(function)))
-    return failure();
-  if (options.accumulationSteps != 1)
+  if (options.accumulationSteps < 1)
     return emitFunctionError(function)
-           << "gradient accumulation is not built yet";
-  auto ret = cast<func::ReturnOp>(function.getBody().front().getTerminator());
-  FailureOr<SmallVector<BlockArgument>> weights = getWeights(function);
-  if (failed(weights))
-    return failure();
-  FailureOr<Value> loss = buildLoss(function, ret, options.loss);
-  if (failed(loss))
-    return failure();
-
-  BackwardBuilder backward(function, ret);
-  if (failed(backward.run(*loss, *weights)))
-    return failure();
-
-  StepResults results;
-  results.add(*loss, "loss");
-  for (unsigned i = 1; i < ret.getNumOperands(); ++i) {
-    auto name = function.getResultAttrOfType<StringAttr>(i, attr::kName);
-    auto updates = function.getResultAttrOfType<StringAttr>(i, attr::kUpdates);
-    results.add(ret.getOperand(i),
-                name ? name.str() : "result." + std::to_string(i),
-                updates ? updates.str() : "");
-  }
-  OpBuilder builder(ret);
-  SmallVector<Value> weightGradients;
-  for (BlockArgument weight : *weights) {
-    Value gradient = backward.getGradient(weight);
-    if (!gradient) {
-      auto zero = nn::FullOp::create(builder, weight.getLoc(), weight.getType(),
-                                     builder.getF64FloatAttr(0.0));
-      setName(zero, getValueName(weight) + ".grad_zero", "backward");
-      gradient = zero;
-    }
-    weightGradients.push_back(gradient);
-  }
-  SmallVector<Operation *> updateOps;
-  Operation *stepIncrement = nullptr;
-  if (failed(appendOptimizerUpdate(function, builder, *weights,
-                                   weightGradients, options, results,
-                                   updateOps, stepIncrement)))
-    return failure();
-  results.replaceReturn(function, ret);
-  uniquifyNames(function);
-  if (options.updatePlacement == "interleaved" && !updateOps.empty())
-    interleaveUpdates(function.getBody().front(), *weights, weightGradients,
-                      updateOps, stepIncrement);
+           << "accumulation-steps must be at least 1, not "
+           << options.accumulationSteps;
   return success();
+}
+
+LogicalResult mlir::remat::differentiateFunction(func::FuncOp function,
+                                                 const AutodiffOptions &options) {
+  if (failed(checkOptions(function, options)) || failed(checkForward(function)))
+    return failure();
+  if (options.accumulationSteps > 1)
+    return buildAccumulatedStep(function, options);
+  FailureOr<GradientStep> step = buildGradients(function, options, 1);
+  if (failed(step))
+    return failure();
+  return finishStep(function, *step, options);
 }
 
 namespace {
@@ -420,6 +468,7 @@ struct RematAutodiffPass
     options.beta2 = beta2;
     options.eps = eps;
     options.updatePlacement = updatePlacement;
+    options.accumulationSteps = accumulationSteps;
     // Every func.func with a body, nested modules included (the only
     // function op among remat's dialects).
     SmallVector<func::FuncOp> functions;

@@ -36,7 +36,10 @@ struct ModelSpec {
 
 /// Imports `spec`'s model at `batch` and differentiates every function of it
 /// into a training step (the loss chosen from the model's result, --classes
-/// checked). `weightsPath` is recorded on the step as where its weights will
+/// checked). With `spec.autodiff.accumulationSteps` k > 1, `batch` is the
+/// micro-batch: the model is imported at `batch` and the step runs k
+/// micro-steps, its inputs and labels taking k x `batch` samples (see
+/// AutodiffOptions). `weightsPath` is recorded on the step as where its weights will
 /// be (empty: nowhere). Emits errors and fails when the model cannot be
 /// imported or differentiated at that batch.
 FailureOr<TorchScriptImport> buildTrainingStep(const ModelSpec &spec,

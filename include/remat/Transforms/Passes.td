@@ -35,6 +35,18 @@ def RematAutodiffPass : Pass<"remat-autodiff", "::mlir::ModuleOp"> {
     Updates anchored at the same op keep the weights' order. With
     `update-placement=end` every update follows the whole backward.
 
+    With `accumulation-steps=K` (K > 1) the function is the forward at the
+    micro-batch m and the step runs K micro-steps in sequence, PyTorch's
+    gradient accumulation loop: the arguments with role `input` and `label`
+    take K times as many rows, micro-step i reads rows [i*m, (i+1)*m) of
+    each (`nn.slice`), computes forward, loss / K (`nn.div_scalar`) and
+    backward; batch-norm running statistics pass from one micro-step to the
+    next, the gradients are summed in micro-step order, the `loss` result is
+    the sum of the K scaled losses, and the optimizer runs once on the sums.
+    Micro-step 0 keeps the op names, micro-step i > 0 prefixes them with
+    `micro<i>.`; every random op gets a new `seed` argument per micro-step
+    (`micro<i>.<seed>`), so no two micro-steps share a dropout mask.
+
     ```mlir
     // remat-autodiff{loss=cross-entropy optimizer=sgd lr=0.1 momentum=0.9}
     %loss = nn.cross_entropy %logits, %labels {remat.name = "loss", ...}
@@ -65,6 +77,12 @@ def RematAutodiffPass : Pass<"remat-autodiff", "::mlir::ModuleOp"> {
            "interleaved (each update right after its weight's gradient is "
            "complete and the weight's last read) or end (after the whole "
            "backward)">,
+    Option<"accumulationSteps", "accumulation-steps", "int64_t",
+           /*default=*/"1",
+           "Gradient accumulation: the function is the forward at the "
+           "micro-batch; k > 1 builds a step over k micro-batches (inputs "
+           "and labels k times as many rows), summing the gradients of "
+           "loss / k and applying the optimizer once">,
   ];
 }
 

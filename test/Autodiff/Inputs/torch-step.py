@@ -4,7 +4,7 @@
   torch-step.py MODEL.pt OUTDIR --input-shape 4x3x32x32xf32 [...]
                 --classes C [--seed N] [--int-high N]
                 [--optimizer none|sgd|adam] [--lr X] [--momentum X]
-                [--weight-decay X]
+                [--weight-decay X] [--accumulation-steps K]
 
 Loads MODEL.pt in training mode, draws each input of forward from a seeded
 torch generator (floats normal(0, 1), integers uniform below --int-high) and
@@ -18,6 +18,14 @@ once, and with an optimizer one torch.optim step. Writes
       (<param>.momentum_buffer; <param>.exp_avg, <param>.exp_avg_sq, step)
 named as remat-run names them: gradients by the step's result names, state
 updated in place by the name of the argument it updates.
+
+With --accumulation-steps K (the --input-shape is the whole batch, split
+into K equal micro-batches along dim 0) it runs PyTorch's accumulation loop
+instead: for each micro-batch i, loss_i = cross_entropy(model(x_i), y_i) / K
+and loss_i.backward(); then one optimizer step. The labels are drawn for the
+whole batch (K times the rows of one micro-batch's logits) and sliced the
+same way; the expected loss is loss_0 + loss_1 + ... in that order (the
+accumulated step's `loss` result), the gradients are the sums in .grad.
 """
 
 import argparse
@@ -69,6 +77,54 @@ def optimizer_state(args, optimizer, name, param):
     return {}
 
 
+def micro_batches(inputs, steps):
+    """Each input split into `steps` equal slices along dim 0."""
+    for x in inputs:
+        if x.shape[0] % steps:
+            raise SystemExit("torch-step.py: --accumulation-steps %d does not "
+                             "divide the batch %d" % (steps, x.shape[0]))
+    return [[x[i * (x.shape[0] // steps):(i + 1) * (x.shape[0] // steps)]
+             for x in inputs] for i in range(steps)]
+
+
+def run_forward_backward(args, model, inputs, generator):
+    """Forward, cross entropy and backward, over --accumulation-steps
+    micro-batches (1: the whole batch, the loss not divided)."""
+    steps = args.accumulation_steps
+    micro = micro_batches(inputs, steps)
+    if steps > 1:
+        # TorchScript's graph executor optimizes a model's graph once it
+        # has run (profiled) it, and the optimized graph rounds differently:
+        # the loop's second forward would not compute what the first does.
+        # That matters where a gradient is zero but for rounding (a
+        # transformer's key bias) and Adam divides it by its own square
+        # root. Every micro-step here runs the graph as given, as the single
+        # forward of a step without accumulation does.
+        with torch.jit.optimized_execution(False):
+            return accumulate(args, model, micro, generator)
+    return accumulate(args, model, micro, generator)
+
+
+def accumulate(args, model, micro, generator):
+    steps = len(micro)
+    logits = model(*micro[0])
+    # One label per row of the [N, C] logits: the batch, or batch x tokens
+    # for a model that returns token-level logits.
+    rows = logits.shape[0]
+    labels = torch.randint(0, args.classes, (steps * rows,),
+                           generator=generator)
+    total = None
+    for i in range(steps):
+        if i > 0:
+            logits = model(*micro[i])
+        loss = F.cross_entropy(logits, labels[i * rows:(i + 1) * rows])
+        if steps > 1:
+            loss = loss / steps
+        loss.backward()
+        total = loss.detach() if total is None else total + loss.detach()
+    return {"loss": total, "labels": labels}
+
+
 def main():
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("model")
@@ -81,6 +137,7 @@ def main():
     parser.add_argument("--lr", type=float, default=0.0)
     parser.add_argument("--momentum", type=float, default=0.0)
     parser.add_argument("--weight-decay", type=float, default=0.0)
+    parser.add_argument("--accumulation-steps", type=int, default=1)
     args = parser.parse_args()
 
     model = torch.jit.load(args.model).train()
@@ -90,15 +147,10 @@ def main():
     before = {k: v.clone() for k, v in model.named_buffers()}
     params = dict(model.named_parameters())
     optimizer = make_optimizer(args, list(params.values()))
-    logits = model(*inputs)
-    # One label per row of the [N, C] logits: the batch, or batch x tokens
-    # for a model that returns token-level logits.
-    labels = torch.randint(0, args.classes, (logits.shape[0],),
-                           generator=generator)
-    loss = F.cross_entropy(logits, labels)
-    loss.backward()
+    loss = run_forward_backward(args, model, inputs, generator)
+    labels = loss["labels"]
 
-    expected = {"loss": loss.detach()}
+    expected = {"loss": loss["loss"]}
     for name, value in model.named_buffers():
         if value.is_floating_point() and not torch.equal(value, before[name]):
             expected[name] = value

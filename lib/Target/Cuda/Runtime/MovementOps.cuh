@@ -89,7 +89,10 @@ inline void permute(Context &ctx, const float *x, float *y, const Dims &xDims,
 // Slice
 //===----------------------------------------------------------------------===//
 
-__global__ void movementSliceForwardKernel(const float *x, float *y,
+/// T: float, or int64_t for the integer slices of accumulated steps (token
+/// ids and labels per micro-batch).
+template <typename T>
+__global__ void movementSliceForwardKernel(const T *x, T *y,
                                            int64_t sizeIn, int64_t inner,
                                            int64_t start, int64_t step,
                                            int64_t sizeOut, int64_t count) {
@@ -117,13 +120,16 @@ __global__ void movementSliceBackwardKernel(const float *dy, float *dx,
   }
 }
 
-inline void sliceForward(Context &ctx, const float *x, float *y,
+template <typename T>
+inline void sliceForward(Context &ctx, const T *x, T *y,
                          int64_t outer, int64_t sizeIn, int64_t inner,
                          int64_t start, int64_t step, int64_t sizeOut) {
   int64_t count = outer * sizeOut * inner;
   if (count == 0)
     return;
-  movementSliceForwardKernel<<<blocksFor(count), 256, 0, ctx.stream>>>(
+  // Through a pointer to the instance, so that the launch names no template.
+  auto *kernel = &movementSliceForwardKernel<T>;
+  kernel<<<blocksFor(count), 256, 0, ctx.stream>>>(
       x, y, sizeIn, inner, start, step, sizeOut, count);
   REMAT_CHECK_LAUNCH();
 }

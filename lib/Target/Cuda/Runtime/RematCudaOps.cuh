@@ -290,8 +290,9 @@ struct Dims {
 inline void permute(Context &ctx, const float *x, float *y, const Dims &xDims,
                     const int *perm);
 /// y [outer, sizeOut, inner] = x [outer, sizeIn, inner] at start + i * step
-/// along the middle dim.
-inline void sliceForward(Context &ctx, const float *x, float *y,
+/// along the middle dim (T: float or int64_t).
+template <typename T>
+inline void sliceForward(Context &ctx, const T *x, T *y,
                          int64_t outer, int64_t sizeIn, int64_t inner,
                          int64_t start, int64_t step, int64_t sizeOut);
 /// dx [outer, sizeIn, inner] = 0, with dy scattered where the slice read.

@@ -46,6 +46,7 @@ def NN_Dialect : Dialect {
 
 def NN_FloatTensor : StaticShapeTensorOf<[AnyFloat]>;
 def NN_IndexTensor : StaticShapeTensorOf<[AnySignlessInteger]>;
+def NN_FloatOrIndexTensor : StaticShapeTensorOf<[AnyFloat, AnySignlessInteger]>;
 def NN_Seed : 0DTensorOf<[I64]>;
 
 //===----------------------------------------------------------------------===//

@@ -68,10 +68,12 @@ def NN_SliceOp : NN_Op<"slice"> {
   let summary = "elements start, start+step, ... below end along dim (aten::slice)";
   let description = [{
     0 <= start <= end <= size of dim, step >= 1; the result has
-    ceil((end - start) / step) elements along dim.
+    ceil((end - start) / step) elements along dim. Integer tensors too
+    (token ids, labels: remat-autodiff's micro-batches), a copy like the
+    rest.
   }];
-  let arguments = !con((ins NN_FloatTensor:$input), SliceWindow);
-  let results = (outs NN_FloatTensor:$result);
+  let arguments = !con((ins NN_FloatOrIndexTensor:$input), SliceWindow);
+  let results = (outs NN_FloatOrIndexTensor:$result);
   let assemblyFormat = "$input attr-dict `:` type($input) `->` type($result)";
   let hasVerifier = 1;
 }
