@@ -3,7 +3,9 @@
 // The device table and the estimate. Peak rates are the vendors' fp32
 // figures (non-tensor-core), since remat's steps run in fp32; bandwidths are
 // the vendors' memory bandwidths. Launch costs are typical kernel launch
-// overheads. Each row says where its numbers come from.
+// overheads. The saturation (the work that occupies the whole device) is
+// derived below from each device's SM count. Each row says where its
+// numbers come from.
 //
 //===----------------------------------------------------------------------===//
 
@@ -23,25 +25,55 @@
 using namespace mlir;
 using namespace mlir::remat;
 
+// The saturation of the GPUs is one full wave of work over every SM
+// (a stated derivation, not a measurement; a measured profile can replace
+// it, see CostModel.h):
+// - FLOPs: one 128x128 output tile (the threadblock tile of CUTLASS's fp32
+//   SIMT GEMM, which cuBLAS and cuDNN's implicit-GEMM convolutions also use)
+//   per SM, over a reduction depth of 64 (eight 128x128x8 main-loop
+//   iterations, enough to cover the prologue and epilogue of the software
+//   pipeline): SMs x 2 x 128 x 128 x 64 = SMs x 2,097,152 FLOPs.
+// - Bytes: every resident thread (2,048 per SM on Maxwell to Hopper) reads
+//   and writes one 16-byte vector: SMs x 2,048 x 32 = SMs x 65,536 bytes.
+// The CPU's is ATen's: at::parallel_for hands each thread at least
+// at::internal::GRAIN_SIZE = 32,768 elements, so an op fills both cores at
+// 2 x 32,768 fp32 elements read and written (524,288 bytes), and a GEMM at
+// one 64x64x64 block per core (2 x 524,288 FLOPs); below that it runs on one
+// core at that core's rate (minimum fill 1/2).
 static const DeviceProfile kDeviceProfiles[] = {
     {"h200", "NVIDIA H200 SXM (141 GB HBM3e)", 67.0e12, 4.8e12, 5.0e-6,
      "NVIDIA H200 Tensor Core GPU datasheet (2024): FP32 67 TFLOPS, memory "
-     "bandwidth 4.8 TB/s"},
+     "bandwidth 4.8 TB/s",
+     132 * 2097152.0, 132 * 65536.0, 0.0,
+     "132 SMs (H100/H200 SXM) x one wave: 276,824,064 FLOPs, 8,650,752 "
+     "bytes"},
     {"a100", "NVIDIA A100 SXM 80 GB", 19.5e12, 2.039e12, 5.0e-6,
      "NVIDIA A100 Tensor Core GPU datasheet (2021): FP32 19.5 TFLOPS, "
-     "80 GB SXM memory bandwidth 2,039 GB/s"},
+     "80 GB SXM memory bandwidth 2,039 GB/s",
+     108 * 2097152.0, 108 * 65536.0, 0.0,
+     "108 SMs (A100 whitepaper) x one wave: 226,492,416 FLOPs, 7,077,888 "
+     "bytes"},
     {"v100", "NVIDIA V100 SXM2", 15.7e12, 900.0e9, 5.0e-6,
      "NVIDIA Tesla V100 datasheet (2018): SXM2 FP32 15.7 TFLOPS, HBM2 "
-     "bandwidth 900 GB/s"},
+     "bandwidth 900 GB/s",
+     80 * 2097152.0, 80 * 65536.0, 0.0,
+     "80 SMs (Volta whitepaper) x one wave: 167,772,160 FLOPs, 5,242,880 "
+     "bytes"},
     {"gtx970m", "NVIDIA GeForce GTX 970M (3 GB, the seed experiment's card)",
      2.66e12, 120.0e9, 10.0e-6,
      "NVIDIA GTX 970M specifications: 1280 CUDA cores x 1038 MHz boost x 2 "
-     "FLOP = 2.66 TFLOPS fp32; 192-bit GDDR5 at 5 Gbps = 120 GB/s"},
+     "FLOP = 2.66 TFLOPS fp32; 192-bit GDDR5 at 5 Gbps = 120 GB/s",
+     10 * 2097152.0, 10 * 65536.0, 0.0,
+     "10 SMs (1280 cores / 128 per Maxwell SMM) x one wave: 20,971,520 "
+     "FLOPs, 655,360 bytes"},
     {"cpu", "a 2-core x86-64 server CPU with AVX2 (this project's machines)",
      100.0e9, 20.0e9, 1.0e-6,
      "estimate: 2 cores x 2.5 GHz x 32 fp32 FLOP/cycle (two AVX2 FMA units) "
      "= 160 GFLOP/s peak, of which ATen reaches ~100; ~20 GB/s DRAM "
-     "bandwidth per socket share"},
+     "bandwidth per socket share",
+     2 * 524288.0, 2 * 262144.0, 0.5,
+     "2 cores x ATen's grain: 1,048,576 FLOPs, 524,288 bytes; one core "
+     "below that (minimum fill 1/2)"},
 };
 
 ArrayRef<DeviceProfile> mlir::remat::getDeviceProfiles() {
@@ -132,9 +164,19 @@ FailureOr<MeasuredProfile> mlir::remat::parseMeasuredProfile(StringRef text,
       return emitError(loc)
              << "measured profile '" << path << "': '" << entry.first.str()
              << "' must map to a finite, non-negative number of seconds";
+    // A fill is a fraction of peak, at most all of it.
+    if (StringRef(entry.first) == kMinimumFillKey && *seconds > 1.0)
+      return emitError(loc) << "measured profile '" << path << "': '"
+                            << kMinimumFillKey
+                            << "' is a fraction of peak rate, at most 1";
     profile[entry.first.str()] = *seconds;
   }
   return profile;
+}
+
+static bool isSaturationKey(StringRef key) {
+  return key == kSaturationFlopsKey || key == kSaturationBytesKey ||
+         key == kMinimumFillKey;
 }
 
 LogicalResult
@@ -150,7 +192,7 @@ mlir::remat::checkMeasuredProfileKeys(const MeasuredProfile &profile,
   // Sorted, so that the error names the same key on every run.
   std::vector<StringRef> unknown;
   for (const auto &entry : profile)
-    if (!known.contains(entry.getKey()) &&
+    if (!isSaturationKey(entry.getKey()) && !known.contains(entry.getKey()) &&
         !RegisteredOperationName::lookup(entry.getKey(), loc.getContext()))
       unknown.push_back(entry.getKey());
   if (unknown.empty())
@@ -173,10 +215,50 @@ mlir::remat::checkMeasuredProfileKeys(const MeasuredProfile &profile,
   return diagnostic;
 }
 
+CostModel::CostModel(const DeviceProfile &device, MeasuredProfile measured)
+    : device(device), measured(std::move(measured)),
+      saturation{device.saturationFlops, device.saturationBytes,
+                 device.minimumFill} {
+  auto override = [&](StringRef key, double &figure) {
+    auto it = this->measured.find(key);
+    if (it != this->measured.end())
+      figure = it->second;
+  };
+  override(kSaturationFlopsKey, saturation.flops);
+  override(kSaturationBytesKey, saturation.bytes);
+  override(kMinimumFillKey, saturation.minimumFill);
+}
+
+/// How much of the device `work` occupies, against the work that occupies
+/// all of it (0: this kind of work is not modelled and counts for nothing).
+static double getOccupancy(int64_t work, double saturating) {
+  if (saturating <= 0.0)
+    return 0.0;
+  return static_cast<double>(work) / saturating;
+}
+
+double CostModel::getFill(int64_t flops, int64_t bytesMoved) const {
+  // Neither modelled: every op runs at peak.
+  if (saturation.flops <= 0.0 && saturation.bytes <= 0.0)
+    return 1.0;
+  double fill = std::max({saturation.minimumFill,
+                          getOccupancy(flops, saturation.flops),
+                          getOccupancy(bytesMoved, saturation.bytes)});
+  return std::min(1.0, fill);
+}
+
 double CostModel::estimateSeconds(int64_t flops, int64_t bytesMoved) const {
   double compute = static_cast<double>(flops) / device.flopsPerSecond;
   double memory = static_cast<double>(bytesMoved) / device.bytesPerSecond;
-  return std::max(compute, memory) + device.launchSeconds;
+  double ideal = std::max(compute, memory);
+  // An op with no work has nothing to run below peak.
+  if (ideal <= 0.0)
+    return device.launchSeconds;
+  double fill = getFill(flops, bytesMoved);
+  // Work only of a kind the saturation does not model: at peak.
+  if (fill <= 0.0)
+    return ideal + device.launchSeconds;
+  return ideal / fill + device.launchSeconds;
 }
 
 FailureOr<OpCost> CostModel::getCost(Operation *op) const {

@@ -1,9 +1,23 @@
 //===- CostModel.h - what an op costs to run ---------------------*- C++ -*-===//
 //
 // Turns the per-op facts of the cost op interface into a cost: the estimated
-// time on a device, max(FLOPs / peak rate, bytes / bandwidth) + launch cost,
-// from a table of device profiles; or a measured time from a profile file;
-// or, for the ops of an imported benchmark graph, the cost the graph gives.
+// time on a device, max(FLOPs / peak rate, bytes / bandwidth) / fill +
+// launch cost, from a table of device profiles; or a measured time from a
+// profile file; or, for the ops of an imported benchmark graph, the cost the
+// graph gives.
+//
+// The fill models small kernels running below peak rate: an op whose work is
+// too small to occupy the whole device (fewer thread blocks than one full
+// wave over every SM) runs at the fraction of peak that it occupies,
+//   fill = min(1, max(minimumFill, FLOPs / saturationFlops,
+//                     bytes / saturationBytes)),
+// so that an op below saturation takes as long as one that just reaches it.
+// Hockney's rate = peak * w / (w + w_half) would not do: its time is
+// (w + w_half) / peak, a constant per op on top of the ideal time, the same
+// as the launch cost, whatever the op's size. Under-occupancy is instead a
+// rate proportional to the work up to the saturating work: k micro-steps of
+// batch m whose ops are below saturation cost more than one step of k x m
+// by the occupancy they waste, and ops above it pay nothing.
 //
 //===----------------------------------------------------------------------===//
 
@@ -28,7 +42,33 @@ struct DeviceProfile {
   double launchSeconds;
   /// Where the numbers come from.
   StringRef source;
+  /// The work an op needs to occupy the whole device: FLOPs, and bytes
+  /// moved; an op reaching either runs at the peak rate. 0: that kind of
+  /// work is not modelled (both 0: every op runs at peak).
+  double saturationFlops = 0.0;
+  double saturationBytes = 0.0;
+  /// The least fraction of peak any op runs at (a CPU runs a small op on one
+  /// of its cores at that core's full rate: 1 / cores); 0 on GPUs, where a
+  /// small kernel is latency-bound.
+  double minimumFill = 0.0;
+  /// How the saturation figures are derived.
+  StringRef saturationSource;
 };
+
+/// The saturation of a profile, which a measured profile may override.
+struct Saturation {
+  double flops = 0.0;
+  double bytes = 0.0;
+  double minimumFill = 0.0;
+};
+
+/// The keys of a measured profile that override the device's saturation
+/// (they name no op: `remat.` is the project's own prefix).
+inline constexpr llvm::StringLiteral kSaturationFlopsKey =
+    "remat.saturation_flops";
+inline constexpr llvm::StringLiteral kSaturationBytesKey =
+    "remat.saturation_bytes";
+inline constexpr llvm::StringLiteral kMinimumFillKey = "remat.minimum_fill";
 
 /// Every known profile, in a fixed order.
 ArrayRef<DeviceProfile> getDeviceProfiles();
@@ -63,7 +103,10 @@ struct OpCost {
 };
 
 /// Measured times: op name (`remat.name`) or op kind (`nn.conv2d`) ->
-/// seconds. A name takes precedence over a kind.
+/// seconds. A name takes precedence over a kind. The keys
+/// kSaturationFlopsKey, kSaturationBytesKey and kMinimumFillKey, where
+/// present, replace the device's saturation for the ops left to the
+/// estimate.
 using MeasuredProfile = llvm::StringMap<double>;
 
 /// Reads a measured profile from a JSON object of numbers. Emits an error at
@@ -87,21 +130,29 @@ LogicalResult checkMeasuredProfileKeys(const MeasuredProfile &profile,
 class CostModel {
 public:
   explicit CostModel(const DeviceProfile &device,
-                     MeasuredProfile measured = {})
-      : device(device), measured(std::move(measured)) {}
+                     MeasuredProfile measured = {});
 
   const DeviceProfile &getDevice() const { return device; }
+
+  /// The device's saturation, or the measured profile's where it gives one.
+  const Saturation &getSaturation() const { return saturation; }
 
   /// The cost of `op`; emits an error and fails when `op` implements no cost
   /// interface (and so cannot be planned).
   FailureOr<OpCost> getCost(Operation *op) const;
 
-  /// The estimated seconds of an op with these facts on this device.
+  /// The estimated seconds of an op with these facts on this device:
+  /// max(FLOPs / peak rate, bytes / bandwidth) / fill + launch cost.
   double estimateSeconds(int64_t flops, int64_t bytesMoved) const;
+
+  /// The fraction of the device's peak rate an op with these facts reaches
+  /// (in (0, 1]; 1 for an op with no work).
+  double getFill(int64_t flops, int64_t bytesMoved) const;
 
 private:
   const DeviceProfile &device;
   MeasuredProfile measured;
+  Saturation saturation;
 };
 
 } // namespace mlir::remat
