@@ -1,13 +1,18 @@
 #!/usr/bin/env bash
-# demo.sh - sets up and builds remat, then answers the seed experiment's
-# question for NetA (examples/make-models.py): the largest batch whose whole
-# training step (forward, cross entropy, backward, Adam) fits 2.5 GB on the
-# GTX 970M profile, per policy - none, the experiment's own five
-# checkpoint() segments, segments=5, sqrt(n), remat's auto - and what each
-# costs. Then it compiles the step at 1.5 times the batch that fits without
-# rematerialization and reports its extra compute.
+# demo.sh - sets up and builds remat, then answers the seed user's question
+# for NetA (examples/make-models.py): how to train at batch 64 in 2.5 GB
+# (GTX 970M profile, Adam, fp32) as fast as possible. `remat plan` gives,
+# per micro-batch dividing 64, the cheapest way that fits -
+# rematerialization, gradient accumulation, or both - with its estimated
+# samples per second and batch-norm semantics, and chooses the fastest; the
+# chosen step then trains for a few steps on the CPU (remat-run). Then the
+# largest batch per policy - none, the experiment's own five checkpoint()
+# segments, segments=5, sqrt(n), chain, remat's auto - and the step compiled
+# at 1.5 times the batch that fits without rematerialization.
 #
 # Usage: scripts/demo.sh [BUILD_DIR]
+# REMAT_DEMO_STEPS: the CPU steps of the chosen plan (default 2; each step is
+# the whole batch of 64 at 224x224: minutes on a small machine).
 set -euo pipefail
 
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
@@ -18,6 +23,16 @@ out="$build_dir/demo"
 mkdir -p "$out"
 /usr/bin/python3 "$root/examples/make-models.py" "$out/models" --models neta
 model="$out/models/neta.scripted.pt"
+
+plan_args=(--sample-shape=3x224x224xf32 --classes=10 --batch=64 --budget=2.5GB
+           --device=gtx970m --optimizer=adam)
+echo "== remat plan NetA ${plan_args[*]}" >&2
+"$build_dir/bin/remat" plan "$model" "${plan_args[@]}" -o "$out/neta-plan.mlir"
+steps="${REMAT_DEMO_STEPS:-2}"
+echo "== remat-run: the chosen plan for $steps steps on the CPU (ATen kernels, the planned arena)" >&2
+start=$(date +%s)
+"$build_dir/bin/remat-run" "$out/neta-plan.mlir" --steps="$steps" --seed=1
+echo "(remat-run: $(( $(date +%s) - start )) s)" >&2
 
 # The experiment checkpointed five segments; torch.utils.checkpoint keeps
 # each segment's input: the outputs of layers 1, 3, 5 and 7 (features.0,
