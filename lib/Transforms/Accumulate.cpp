@@ -156,8 +156,9 @@ void AccumulatedStepBuilder::setUpArguments() {
 }
 
 /// The values micro-step `index` reads for the micro-step's arguments: its
-/// slice of each input and label, its seeds, the running statistics the
-/// previous micro-step wrote, and the step's arguments for the rest.
+/// slice of each input and label (that the micro-step reads), its seeds,
+/// the running statistics the previous micro-step wrote, and the step's
+/// arguments for the rest.
 IRMapping AccumulatedStepBuilder::mapArguments(int64_t index,
                                                ArrayRef<Value> previousResults) {
   llvm::StringMap<Value> updated;
@@ -169,7 +170,7 @@ IRMapping AccumulatedStepBuilder::mapArguments(int64_t index,
   for (BlockArgument argument : micro.getArguments()) {
     unsigned arg = argument.getArgNumber();
     Value value = function.getArgument(arg);
-    if (isSliced(micro, arg)) {
+    if (isSliced(micro, arg) && !argument.use_empty()) {
       auto type = cast<RankedTensorType>(argument.getType());
       int64_t rows = type.getDimSize(0);
       auto slice = nn::SliceOp::create(builder, argument.getLoc(), type, value,

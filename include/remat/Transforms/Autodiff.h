@@ -43,7 +43,12 @@ struct AutodiffOptions {
   /// labels take k x m samples, and it runs k micro-steps in sequence, each
   /// on its slice of m samples (forward, loss / k, backward), sums their
   /// gradients, and then applies the optimizer once - PyTorch's
-  /// accumulation loop. Batch norm computes its statistics per micro-batch.
+  /// accumulation loop. Batch norm computes its statistics per micro-batch
+  /// and updates its running statistics once per micro-batch (unlike one
+  /// big batch). Micro-step 0 keeps the forward's op names, micro-step
+  /// i > 0 prefixes them with `micro<i>.`; each random op gets a `seed`
+  /// argument `micro<i>.<seed>` per micro-step i > 0. The `loss` result is
+  /// the sum of the k scaled losses. (Accumulate.cpp; docs/autodiff.md.)
   int64_t accumulationSteps = 1;
 };
 
@@ -60,7 +65,9 @@ struct AutodiffOptions {
 /// `backward`, update ops `update`; they are placed as
 /// `options.updatePlacement` says (names do not depend on it). Emits an error and fails on a function
 /// without a scalar loss, without weights, with an op between the weights
-/// and the loss that has no gradient rule, or already differentiated.
+/// and the loss that has no gradient rule, or already differentiated; with
+/// accumulationSteps < 1, or > 1 and no input or label to slice (or inputs
+/// without a common batch dimension).
 LogicalResult differentiateFunction(func::FuncOp function,
                                     const AutodiffOptions &options);
 

@@ -80,9 +80,9 @@ def RematAutodiffPass : Pass<"remat-autodiff", "::mlir::ModuleOp"> {
     Option<"accumulationSteps", "accumulation-steps", "int64_t",
            /*default=*/"1",
            "Gradient accumulation: the function is the forward at the "
-           "micro-batch; k > 1 builds a step over k micro-batches (inputs "
-           "and labels k times as many rows), summing the gradients of "
-           "loss / k and applying the optimizer once">,
+           "micro-batch; K > 1 builds a step over K micro-batches (inputs "
+           "and labels K times as many rows), summing the gradients of "
+           "loss / K and applying the optimizer once">,
   ];
 }
 
