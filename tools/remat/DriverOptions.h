@@ -9,6 +9,7 @@
 
 #include "llvm/Support/CommandLine.h"
 
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -58,6 +59,10 @@ FailureOr<int64_t> getBudgetBytes();
 /// The policies of --policies and --checkpoints (as given: names or
 /// module paths).
 FailureOr<std::vector<Policy>> getPolicies();
+
+/// max-batch's --max-overhead as a fraction (20% -> 0.2); none when not
+/// given.
+FailureOr<std::optional<double>> getMaxOverhead();
 
 FailureOr<const DeviceProfile *> getDevice(MLIRContext &context);
 
