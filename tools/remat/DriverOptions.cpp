@@ -238,6 +238,11 @@ FailureOr<std::vector<Policy>> getPolicies() {
   return policies;
 }
 
+FailureOr<const DeviceProfile *> getDevice(MLIRContext &context) {
+  return lookupDeviceProfile(rematOptions.device,
+                             FileLineColLoc::get(&context, "--device", 0, 0));
+}
+
 FailureOr<std::optional<double>> getMaxOverhead() {
   if (!maxOverheadOption.getNumOccurrences())
     return std::optional<double>();
@@ -251,11 +256,6 @@ FailureOr<std::optional<double>> getMaxOverhead() {
                 "' is not a non-negative percentage such as 20%"),
            failure();
   return std::optional<double>(percent / 100.0);
-}
-
-FailureOr<const DeviceProfile *> getDevice(MLIRContext &context) {
-  return lookupDeviceProfile(rematOptions.device,
-                             FileLineColLoc::get(&context, "--device", 0, 0));
 }
 
 } // namespace mlir::remat::driver

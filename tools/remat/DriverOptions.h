@@ -60,11 +60,11 @@ FailureOr<int64_t> getBudgetBytes();
 /// module paths).
 FailureOr<std::vector<Policy>> getPolicies();
 
+FailureOr<const DeviceProfile *> getDevice(MLIRContext &context);
+
 /// max-batch's --max-overhead as a fraction (20% -> 0.2); none when not
 /// given.
 FailureOr<std::optional<double>> getMaxOverhead();
-
-FailureOr<const DeviceProfile *> getDevice(MLIRContext &context);
 
 } // namespace mlir::remat::driver
 
