@@ -246,6 +246,48 @@ searchLargestBatch(BatchEvaluator &evaluator, int64_t maxBatch,
   return result;
 }
 
+/// The largest batch in [1, top] that `accept`s its evaluation, searched
+/// down from `top`: top, top - 1, top - 2, top - 4, ... until one is
+/// accepted, then bisection between it and the smallest rejected above it.
+/// Acceptance need only be monotone near the answer, not down to batch 1.
+static FailureOr<LargestBatch>
+searchDownFrom(BatchEvaluator &evaluator, int64_t top,
+               function_ref<bool(const PolicyEvaluation &)> accept) {
+  LargestBatch result;
+  int64_t rejected = top + 1, accepted = 0;
+  for (int64_t step = 0; !accepted;) {
+    int64_t batch = std::max<int64_t>(1, top - step);
+    FailureOr<PolicyEvaluation> evaluation = evaluator.evaluate(batch);
+    if (failed(evaluation))
+      return failure();
+    if (accept(*evaluation)) {
+      accepted = batch;
+      result.evaluation = *evaluation;
+    } else {
+      rejected = batch;
+      if (batch == 1) {
+        result.evaluation = *evaluation;
+        return result;
+      }
+    }
+    step = step ? step * 2 : 1;
+  }
+  while (rejected - accepted > 1) {
+    int64_t middle = accepted + (rejected - accepted) / 2;
+    FailureOr<PolicyEvaluation> evaluation = evaluator.evaluate(middle);
+    if (failed(evaluation))
+      return failure();
+    if (accept(*evaluation)) {
+      accepted = middle;
+      result.evaluation = *evaluation;
+    } else {
+      rejected = middle;
+    }
+  }
+  result.batch = accepted;
+  return result;
+}
+
 static bool fits(const PolicyEvaluation &evaluation) {
   return evaluation.fits;
 }
@@ -293,7 +335,7 @@ FailureOr<MaxBatchResult> mlir::remat::findMaxBatchWithinOverhead(
     return evaluation.fits && evaluation.extraTime <= maxOverhead + kTolerance;
   };
   FailureOr<LargestBatch> largest =
-      searchLargestBatch(evaluator, result->batch, within);
+      searchDownFrom(evaluator, result->batch, within);
   if (failed(largest))
     return failure();
   result->batchWithinOverhead = largest->batch;
