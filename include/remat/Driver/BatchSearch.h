@@ -2,8 +2,9 @@
 //
 // The questions the `remat` driver answers, as library calls: does a
 // training step fit a byte budget under a policy (a solver, or the user's own
-// checkpoints), what does it cost there, what is the largest batch that fits,
-// and how does the extra compute grow as the budget shrinks.
+// checkpoints), what does it cost there, what is the largest batch that fits
+// (and the largest within a limit on extra time), and how does the extra
+// compute grow as the budget shrinks.
 //
 //===----------------------------------------------------------------------===//
 
