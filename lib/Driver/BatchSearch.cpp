@@ -8,8 +8,10 @@
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/IR/Diagnostics.h"
 #include "llvm/ADT/StringSet.h"
+#include "llvm/Support/Format.h"
 
 #include <cmath>
+#include <map>
 
 using namespace mlir;
 using namespace mlir::remat;
@@ -140,65 +142,212 @@ mlir::remat::evaluatePolicy(ModuleOp step, const Policy &policy,
   return evaluation;
 }
 
-FailureOr<MaxBatchResult> mlir::remat::findMaxBatch(
-    TrainingStepBuilder &steps, const Policy &policy, int64_t budgetBytes,
-    const CostModel &costModel, int64_t maxBatch,
-    const std::function<void(const std::string &)> &progress,
-    const RematOptions &options) {
-  MaxBatchResult result;
-  result.policy = policy;
-  auto tryBatch = [&](int64_t batch) -> FailureOr<PolicyEvaluation> {
+namespace {
+/// Evaluates one policy at the batches a search asks for, each once.
+class BatchEvaluator {
+public:
+  BatchEvaluator(TrainingStepBuilder &steps, const Policy &policy,
+                 int64_t budgetBytes, const CostModel &costModel,
+                 const std::function<void(const std::string &)> &progress,
+                 const RematOptions &options)
+      : steps(steps), policy(policy), budgetBytes(budgetBytes),
+        costModel(costModel), progress(progress), options(options) {}
+
+  FailureOr<PolicyEvaluation> evaluate(int64_t batch) {
+    auto known = evaluations.find(batch);
+    if (known != evaluations.end())
+      return known->second;
     FailureOr<ModuleOp> step = steps.getStep(batch);
     if (failed(step))
       return failure();
     FailureOr<PolicyEvaluation> evaluation =
         evaluatePolicy(*step, policy, budgetBytes, costModel, options);
-    if (succeeded(evaluation) && progress)
+    if (failed(evaluation))
+      return failure();
+    if (progress)
       progress(policy.label + ": batch " + std::to_string(batch) +
                (evaluation->fits ? " fits" : " does not fit") + " (" +
-               std::to_string(evaluation->bytes) + " bytes)");
-    return evaluation;
-  };
+               std::to_string(evaluation->bytes) + " bytes" +
+               (evaluation->fits
+                    ? ", " + formatExtraTime(evaluation->extraTime) + " time"
+                    : "") +
+               ")");
+    evaluations[batch] = *evaluation;
+    return *evaluation;
+  }
 
-  FailureOr<PolicyEvaluation> first = tryBatch(1);
+private:
+  static std::string formatExtraTime(double extraTime) {
+    std::string text;
+    llvm::raw_string_ostream(text)
+        << llvm::format("%+.1f%%", 100.0 * extraTime);
+    return text;
+  }
+
+  TrainingStepBuilder &steps;
+  const Policy &policy;
+  int64_t budgetBytes;
+  const CostModel &costModel;
+  const std::function<void(const std::string &)> &progress;
+  const RematOptions &options;
+  std::map<int64_t, PolicyEvaluation> evaluations;
+};
+
+/// The answer of one search.
+struct LargestBatch {
+  /// 0: not even batch 1 is accepted.
+  int64_t batch = 0;
+  bool capped = false;
+  /// At `batch`, or at batch 1 when none is accepted.
+  PolicyEvaluation evaluation;
+};
+} // namespace
+
+/// The largest batch in [1, maxBatch] that `accept`s its evaluation, by
+/// doubling and then bisection (acceptance is taken to be monotone).
+static FailureOr<LargestBatch>
+searchLargestBatch(BatchEvaluator &evaluator, int64_t maxBatch,
+                   function_ref<bool(const PolicyEvaluation &)> accept) {
+  LargestBatch result;
+  FailureOr<PolicyEvaluation> first = evaluator.evaluate(1);
   if (failed(first))
     return failure();
   result.evaluation = *first;
-  if (!first->fits)
+  if (!accept(*first))
     return result;
-  // Double while the step fits, then bisect between the last batch that
-  // fits and the first that does not.
+  // Double while accepted, then bisect between the last batch accepted and
+  // the first that is not.
   int64_t good = 1, bad = 0;
+  auto tryBatch = [&](int64_t batch) -> LogicalResult {
+    FailureOr<PolicyEvaluation> evaluation = evaluator.evaluate(batch);
+    if (failed(evaluation))
+      return failure();
+    if (accept(*evaluation)) {
+      good = batch;
+      result.evaluation = *evaluation;
+    } else {
+      bad = batch;
+    }
+    return success();
+  };
   while (!bad) {
     int64_t next = good > maxBatch / 2 ? maxBatch : good * 2;
     if (next <= good) {
       result.capped = true;
       break;
     }
-    FailureOr<PolicyEvaluation> evaluation = tryBatch(next);
-    if (failed(evaluation))
+    if (failed(tryBatch(next)))
       return failure();
-    if (evaluation->fits) {
-      good = next;
-      result.evaluation = *evaluation;
-    } else {
-      bad = next;
-    }
   }
-  while (bad && bad - good > 1) {
-    int64_t middle = good + (bad - good) / 2;
-    FailureOr<PolicyEvaluation> evaluation = tryBatch(middle);
-    if (failed(evaluation))
+  while (bad && bad - good > 1)
+    if (failed(tryBatch(good + (bad - good) / 2)))
       return failure();
-    if (evaluation->fits) {
-      good = middle;
-      result.evaluation = *evaluation;
-    } else {
-      bad = middle;
-    }
-  }
   result.batch = good;
   return result;
+}
+
+/// The largest batch in [1, top] that `accept`s its evaluation, searched
+/// down from `top`: top, top - 1, top - 2, top - 4, ... until one is
+/// accepted, then bisection between it and the smallest rejected above it.
+/// Acceptance need only be monotone near the answer, not down to batch 1.
+static FailureOr<LargestBatch>
+searchDownFrom(BatchEvaluator &evaluator, int64_t top,
+               function_ref<bool(const PolicyEvaluation &)> accept) {
+  LargestBatch result;
+  int64_t rejected = top + 1, accepted = 0;
+  for (int64_t step = 0; !accepted;) {
+    int64_t batch = std::max<int64_t>(1, top - step);
+    FailureOr<PolicyEvaluation> evaluation = evaluator.evaluate(batch);
+    if (failed(evaluation))
+      return failure();
+    if (accept(*evaluation)) {
+      accepted = batch;
+      result.evaluation = *evaluation;
+    } else {
+      rejected = batch;
+      if (batch == 1) {
+        result.evaluation = *evaluation;
+        return result;
+      }
+    }
+    step = step ? step * 2 : 1;
+  }
+  while (rejected - accepted > 1) {
+    int64_t middle = accepted + (rejected - accepted) / 2;
+    FailureOr<PolicyEvaluation> evaluation = evaluator.evaluate(middle);
+    if (failed(evaluation))
+      return failure();
+    if (accept(*evaluation)) {
+      accepted = middle;
+      result.evaluation = *evaluation;
+    } else {
+      rejected = middle;
+    }
+  }
+  result.batch = accepted;
+  return result;
+}
+
+static bool fits(const PolicyEvaluation &evaluation) {
+  return evaluation.fits;
+}
+
+/// The search of findMaxBatch, with `evaluator`.
+static FailureOr<MaxBatchResult> findMaxBatchWith(BatchEvaluator &evaluator,
+                                                  const Policy &policy,
+                                                  int64_t maxBatch) {
+  FailureOr<LargestBatch> largest =
+      searchLargestBatch(evaluator, maxBatch, fits);
+  if (failed(largest))
+    return failure();
+  MaxBatchResult result;
+  result.policy = policy;
+  result.batch = largest->batch;
+  result.capped = largest->capped;
+  result.evaluation = largest->evaluation;
+  return result;
+}
+
+FailureOr<MaxBatchResult> mlir::remat::findMaxBatch(
+    TrainingStepBuilder &steps, const Policy &policy, int64_t budgetBytes,
+    const CostModel &costModel, int64_t maxBatch,
+    const std::function<void(const std::string &)> &progress,
+    const RematOptions &options) {
+  BatchEvaluator evaluator(steps, policy, budgetBytes, costModel, progress,
+                           options);
+  return findMaxBatchWith(evaluator, policy, maxBatch);
+}
+
+FailureOr<MaxBatchResult> mlir::remat::findMaxBatchWithinOverhead(
+    TrainingStepBuilder &steps, const Policy &policy, int64_t budgetBytes,
+    const CostModel &costModel, int64_t maxBatch, double maxOverhead,
+    const std::function<void(const std::string &)> &progress,
+    const RematOptions &options) {
+  BatchEvaluator evaluator(steps, policy, budgetBytes, costModel, progress,
+                           options);
+  FailureOr<MaxBatchResult> result =
+      findMaxBatchWith(evaluator, policy, maxBatch);
+  if (failed(result) || result->batch == 0)
+    return result;
+  // Summing the same costs in another order is not extra time.
+  constexpr double kTolerance = 1e-9;
+  auto within = [&](const PolicyEvaluation &evaluation) {
+    return evaluation.fits && evaluation.extraTime <= maxOverhead + kTolerance;
+  };
+  FailureOr<LargestBatch> largest =
+      searchDownFrom(evaluator, result->batch, within);
+  if (failed(largest))
+    return failure();
+  result->batchWithinOverhead = largest->batch;
+  result->evaluationWithinOverhead = largest->evaluation;
+  return result;
+}
+
+double mlir::remat::getSamplesPerSecond(int64_t batch,
+                                        const PolicyEvaluation &evaluation) {
+  if (batch <= 0 || evaluation.seconds <= 0.0)
+    return 0.0;
+  return static_cast<double>(batch) / evaluation.seconds;
 }
 
 FailureOr<std::vector<SweepPoint>>

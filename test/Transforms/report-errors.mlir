@@ -23,6 +23,13 @@
 // RUN: echo '{"nn.rellu": 1.0}' > %t.typo.json
 // RUN: not remat-opt %s --pass-pipeline='builtin.module(remat-report{path=%t.json measured-profile=%t.typo.json})' -o /dev/null 2>&1 | FileCheck %s --check-prefix=TYPO
 // TYPO: error: measured profile '{{.*}}typo.json': 'nn.rellu' names no op of the step (remat.name) and no op kind (nn.conv2d); nearest: nn.relu{{$}}
+// The saturation keys name no op and are accepted; a minimum fill is a
+// fraction of peak, at most 1.
+// RUN: echo '{"remat.saturation_flops": 0, "remat.saturation_bytes": 1e6, "remat.minimum_fill": 0.5}' > %t.saturation.json
+// RUN: remat-opt %s --pass-pipeline='builtin.module(remat-report{path=%t.saturation.json.out measured-profile=%t.saturation.json})' -o /dev/null
+// RUN: echo '{"remat.minimum_fill": 2}' > %t.fill.json
+// RUN: not remat-opt %s --pass-pipeline='builtin.module(remat-report{path=%t.json measured-profile=%t.fill.json})' -o /dev/null 2>&1 | FileCheck %s --check-prefix=FILL
+// FILL: error: measured profile '{{.*}}fill.json': 'remat.minimum_fill' is a fraction of peak rate, at most 1
 // A kind the step does not use is fine: one profile can serve many steps.
 // RUN: echo '{"nn.conv2d": 1.0, "nn.relu": 2.0}' > %t.kinds.json
 // RUN: remat-opt %s --pass-pipeline='builtin.module(remat-report{path=%t.kinds.json.out measured-profile=%t.kinds.json})' -o /dev/null

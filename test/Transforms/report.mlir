@@ -9,6 +9,13 @@
 // A measured profile overrides the estimate, by op name before op kind.
 // RUN: remat-opt %s --pass-pipeline='builtin.module(remat-report{path=%t.measured.json measured-profile=%S/Inputs/measured.json})' -o /dev/null
 // RUN: FileCheck %s --check-prefix=MEASURED < %t.measured.json
+// A measured profile may also replace the device's saturation: with none,
+// every op runs at peak (h200: 128 bytes / 4.8 TB/s + 5 us).
+// RUN: echo '{"remat.saturation_flops": 0, "remat.saturation_bytes": 0}' > %t.peak-profile.json
+// RUN: remat-opt %s --pass-pipeline='builtin.module(remat-report{path=%t.peak.json measured-profile=%t.peak-profile.json})' -o /dev/null
+// RUN: FileCheck %s --check-prefix=PEAK < %t.peak.json
+// PEAK: "name": "a",
+// PEAK: "est_seconds": 5.0000266666666{{[0-9]+}}e-06,
 
 // CHECK:      "function": "step",
 // CHECK-NEXT: "budget_bytes": null,

@@ -10,6 +10,8 @@
 #include "llvm/ADT/StringExtras.h"
 #include "llvm/Support/raw_ostream.h"
 
+#include <cmath>
+
 using namespace mlir;
 using namespace mlir::remat;
 namespace cl = llvm::cl;
@@ -91,6 +93,13 @@ cl::opt<int64_t> maxBatchOption("max-batch", cl::init(65536),
                                 cl::desc("The largest batch tried (default: "
                                          "65536)"),
                                 cl::cat(getToolCategory()));
+// max-batch --max-overhead (issue 21).
+static cl::opt<std::string> maxOverheadOption(
+    "max-overhead", cl::sub(maxBatchCommand),
+    cl::desc("Also the largest batch whose extra estimated time stays within "
+             "this percentage (20%) of the same batch's without "
+             "recomputation (default: none)"),
+    cl::cat(getToolCategory()));
 cl::opt<int> pointsOption("points", cl::init(8), cl::sub(sweepCommand),
                           cl::desc("Budgets in the sweep (default: 8)"),
                           cl::cat(getToolCategory()));
@@ -275,6 +284,21 @@ FailureOr<std::vector<Policy>> getPlanPolicies() {
 FailureOr<const DeviceProfile *> getDevice(MLIRContext &context) {
   return lookupDeviceProfile(rematOptions.device,
                              FileLineColLoc::get(&context, "--device", 0, 0));
+}
+
+FailureOr<std::optional<double>> getMaxOverhead() {
+  if (!maxOverheadOption.getNumOccurrences())
+    return std::optional<double>();
+  llvm::StringRef text = llvm::StringRef(maxOverheadOption).trim();
+  double percent = 0.0;
+  // A percentage: a bare number is taken as one too.
+  text.consume_back("%");
+  if (text.trim().getAsDouble(percent) || !std::isfinite(percent) ||
+      percent < 0.0)
+    return fail("--max-overhead '" + maxOverheadOption +
+                "' is not a non-negative percentage such as 20%"),
+           failure();
+  return std::optional<double>(percent / 100.0);
 }
 
 } // namespace mlir::remat::driver

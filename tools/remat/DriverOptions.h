@@ -9,6 +9,7 @@
 
 #include "llvm/Support/CommandLine.h"
 
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -66,6 +67,10 @@ FailureOr<std::vector<Policy>> getPolicies();
 FailureOr<std::vector<Policy>> getPlanPolicies();
 
 FailureOr<const DeviceProfile *> getDevice(MLIRContext &context);
+
+/// max-batch's --max-overhead as a fraction (20% -> 0.2); none when not
+/// given.
+FailureOr<std::optional<double>> getMaxOverhead();
 
 } // namespace mlir::remat::driver
 

@@ -39,19 +39,59 @@ static void printHeader(llvm::raw_ostream &os, const ModelSpec &spec,
      << ", device " << device.name << "\n";
 }
 
+/// The estimated samples per second of a step of `batch`, as a table cell.
+static std::string formatSamplesPerSecond(int64_t batch,
+                                          const PolicyEvaluation &at) {
+  double rate = getSamplesPerSecond(batch, at);
+  if (rate <= 0.0)
+    return "-";
+  std::string text;
+  llvm::raw_string_ostream(text) << llvm::format("%.1f", rate);
+  return text;
+}
+
+/// A --max-overhead fraction as the user wrote it: 0.2 -> "20%".
+static std::string formatOverhead(double maxOverhead) {
+  std::string text;
+  llvm::raw_string_ostream(text) << llvm::format("%g%%", 100.0 * maxOverhead);
+  return text;
+}
+
+/// The --max-overhead columns of one policy's row, or their headers when
+/// `result` is null.
+static std::string formatWithinOverhead(const MaxBatchResult *result,
+                                        double maxOverhead) {
+  std::string text;
+  llvm::raw_string_ostream os(text);
+  if (!result) {
+    std::string header = "within " + formatOverhead(maxOverhead);
+    os << llvm::format(" %13s %12s", header.c_str(), "samples/s");
+    return text;
+  }
+  std::string batch = std::to_string(result->batchWithinOverhead);
+  os << llvm::format(" %13s %12s", batch.c_str(),
+                     formatSamplesPerSecond(result->batchWithinOverhead,
+                                            result->evaluationWithinOverhead)
+                         .c_str());
+  return text;
+}
+
 void driver::printMaxBatchTable(llvm::raw_ostream &os, const ModelSpec &spec,
                                 int64_t budgetBytes,
                                 const DeviceProfile &device,
-                                ArrayRef<MaxBatchResult> results) {
+                                ArrayRef<MaxBatchResult> results,
+                                std::optional<double> maxOverhead) {
   printHeader(os, spec, device);
   os << "budget " << budgetBytes << " bytes (arguments + arena)\n\n";
   int64_t noneBatch = 0;
   for (const MaxBatchResult &result : results)
     if (result.policy.label == "none")
       noneBatch = result.batch;
-  os << llvm::format("%-14s %9s %8s %11s %12s %14s  %s\n", "policy",
-                     "max batch", "vs none", "extra time", "extra FLOPs",
-                     "bytes used", "solver");
+  os << llvm::format("%-14s %9s %8s %11s %12s %10s", "policy", "max batch",
+                     "vs none", "extra time", "extra FLOPs", "samples/s");
+  if (maxOverhead)
+    os << formatWithinOverhead(nullptr, *maxOverhead);
+  os << llvm::format(" %14s  %s\n", "bytes used", "solver");
   for (const MaxBatchResult &result : results) {
     std::string ratio = "-";
     if (noneBatch > 0)
@@ -61,11 +101,15 @@ void driver::printMaxBatchTable(llvm::raw_ostream &os, const ModelSpec &spec,
     bool any = result.batch > 0;
     std::string batch =
         std::to_string(result.batch) + (result.capped ? "*" : "");
-    os << llvm::format("%-14s %9s %8s %11s %12s %14lld  %s\n",
+    os << llvm::format("%-14s %9s %8s %11s %12s %10s",
                        result.policy.label.c_str(), batch.c_str(),
                        ratio.c_str(), any ? percent(at.extraTime).c_str() : "-",
                        any ? percent(at.extraFlops).c_str() : "-",
-                       (long long)(any ? at.bytes : 0), at.solver.c_str());
+                       formatSamplesPerSecond(result.batch, at).c_str());
+    if (maxOverhead)
+      os << formatWithinOverhead(&result, *maxOverhead);
+    os << llvm::format(" %14lld  %s\n", (long long)(any ? at.bytes : 0),
+                       at.solver.c_str());
   }
   for (const MaxBatchResult &result : results) {
     if (!result.capped)
@@ -77,13 +121,24 @@ void driver::printMaxBatchTable(llvm::raw_ostream &os, const ModelSpec &spec,
   }
   os << "\nextra time: estimated on the " << device.name
      << " profile; extra FLOPs: recomputed arithmetic; both against the same "
-        "batch without recomputation\n";
+        "batch without recomputation; samples/s: the batch over the step's "
+        "estimated time, recomputation included\n";
+  if (maxOverhead)
+    os << "within " << formatOverhead(*maxOverhead)
+       << ": the largest batch whose extra time is at most that, and its "
+          "samples/s\n";
+}
+
+/// A count or a rate that may be missing: null when `present` is false.
+static llvm::json::Value valueOrNull(bool present, llvm::json::Value value) {
+  return present ? std::move(value) : llvm::json::Value(nullptr);
 }
 
 void driver::printMaxBatchJson(llvm::raw_ostream &os, const ModelSpec &spec,
                                int64_t budgetBytes,
                                const DeviceProfile &device,
-                               ArrayRef<MaxBatchResult> results) {
+                               ArrayRef<MaxBatchResult> results,
+                               std::optional<double> maxOverhead) {
   llvm::json::Array policies;
   for (const MaxBatchResult &result : results) {
     const PolicyEvaluation &at = result.evaluation;
@@ -98,14 +153,25 @@ void driver::printMaxBatchJson(llvm::raw_ostream &os, const ModelSpec &spec,
       entry["bytes"] = at.bytes;
       entry["peak_bytes"] = at.peakBytes;
     }
+    entry["samples_per_second"] =
+        valueOrNull(result.batch > 0, getSamplesPerSecond(result.batch, at));
+    int64_t within = result.batchWithinOverhead;
+    entry["max_batch_within_overhead"] =
+        valueOrNull(maxOverhead.has_value(), within);
+    entry["samples_per_second_within_overhead"] = valueOrNull(
+        maxOverhead && within > 0,
+        getSamplesPerSecond(within, result.evaluationWithinOverhead));
     policies.push_back(std::move(entry));
   }
-  llvm::json::Object root{{"model", spec.modelPath},
-                          {"sample_shapes", describeShapes(spec)},
-                          {"optimizer", spec.autodiff.optimizer},
-                          {"device", device.name},
-                          {"budget_bytes", budgetBytes},
-                          {"policies", std::move(policies)}};
+  llvm::json::Object root{
+      {"model", spec.modelPath},
+      {"sample_shapes", describeShapes(spec)},
+      {"optimizer", spec.autodiff.optimizer},
+      {"device", device.name},
+      {"budget_bytes", budgetBytes},
+      {"max_overhead", valueOrNull(maxOverhead.has_value(),
+                                   maxOverhead.value_or(0.0))},
+      {"policies", std::move(policies)}};
   os << llvm::formatv("{0:2}", llvm::json::Value(std::move(root))) << "\n";
 }
 

@@ -11,14 +11,20 @@
 
 #include "llvm/Support/raw_ostream.h"
 
+#include <optional>
+
 namespace mlir::remat::driver {
 
+/// max-batch's answers; with `maxOverhead` (a fraction), also the largest
+/// batch within it per policy.
 void printMaxBatchTable(llvm::raw_ostream &os, const ModelSpec &spec,
                         int64_t budgetBytes, const DeviceProfile &device,
-                        ArrayRef<MaxBatchResult> results);
+                        ArrayRef<MaxBatchResult> results,
+                        std::optional<double> maxOverhead = std::nullopt);
 void printMaxBatchJson(llvm::raw_ostream &os, const ModelSpec &spec,
                        int64_t budgetBytes, const DeviceProfile &device,
-                       ArrayRef<MaxBatchResult> results);
+                       ArrayRef<MaxBatchResult> results,
+                       std::optional<double> maxOverhead = std::nullopt);
 
 /// The line `remat compile` ends with: whether the step fits the budget
 /// (arguments + arena, or the peak without --fit-arena), the peak before and

@@ -2,7 +2,8 @@
 //
 //   remat max-batch MODEL.pt --sample-shape=3x224x224xf32 --budget=2.5GB
 //         [--device=gtx970m] [--optimizer=adam] [--policies=none,sqrt,auto]
-//         [--checkpoints=OP,OP,...] [--max-batch=N] [--json]
+//         [--checkpoints=OP,OP,...] [--max-batch=N] [--max-overhead=P%]
+//         [--json]
 //   remat compile MODEL.pt --input-shape=31x3x224x224xf32 --budget=2.5GB
 //         -o step.mlir [--solver=auto] [--checkpoints=OP,...]
 //         [--report=F.json] [--timeline=F.svg] [--write-unplanned=F.mlir]
@@ -91,7 +92,9 @@ static int runMaxBatch(MLIRContext &context) {
   FailureOr<int64_t> budget = getBudgetBytes();
   FailureOr<std::vector<Policy>> policies = getPolicies();
   FailureOr<const DeviceProfile *> device = getDevice(context);
-  if (failed(spec) || failed(budget) || failed(policies) || failed(device))
+  FailureOr<std::optional<double>> maxOverhead = getMaxOverhead();
+  if (failed(spec) || failed(budget) || failed(policies) || failed(device) ||
+      failed(maxOverhead))
     return 1;
   if (maxBatchOption < 1)
     return fail("--max-batch must be at least 1, got " +
@@ -114,8 +117,12 @@ static int runMaxBatch(MLIRContext &context) {
   std::vector<MaxBatchResult> results;
   for (const Policy &policy : *policies) {
     FailureOr<MaxBatchResult> result =
-        findMaxBatch(steps, policy, *budget, costModel, maxBatchOption,
-                     progress, rematOptions);
+        *maxOverhead
+            ? findMaxBatchWithinOverhead(steps, policy, *budget, costModel,
+                                         maxBatchOption, **maxOverhead,
+                                         progress, rematOptions)
+            : findMaxBatch(steps, policy, *budget, costModel, maxBatchOption,
+                           progress, rematOptions);
     if (failed(result))
       return 1;
     results.push_back(*result);
@@ -137,9 +144,11 @@ static int runMaxBatch(MLIRContext &context) {
                 std::to_string(smallest) + " bytes");
   }
   if (jsonOutput)
-    printMaxBatchJson(llvm::outs(), *spec, *budget, **device, results);
+    printMaxBatchJson(llvm::outs(), *spec, *budget, **device, results,
+                      *maxOverhead);
   else
-    printMaxBatchTable(llvm::outs(), *spec, *budget, **device, results);
+    printMaxBatchTable(llvm::outs(), *spec, *budget, **device, results,
+                       *maxOverhead);
   return 0;
 }
 

@@ -11,7 +11,8 @@
 // wave over every SM) runs at the fraction of peak that it occupies,
 //   fill = min(1, max(minimumFill, FLOPs / saturationFlops,
 //                     bytes / saturationBytes)),
-// so that an op below saturation takes as long as one that just reaches it.
+// so that on a GPU (no minimum fill) an op below saturation takes about as
+// long as the saturating work does at peak.
 // Hockney's rate = peak * w / (w + w_half) would not do: its time is
 // (w + w_half) / peak, a constant per op on top of the ideal time, the same
 // as the launch cost, whatever the op's size. Under-occupancy is instead a
@@ -145,8 +146,9 @@ public:
   /// max(FLOPs / peak rate, bytes / bandwidth) / fill + launch cost.
   double estimateSeconds(int64_t flops, int64_t bytesMoved) const;
 
-  /// The fraction of the device's peak rate an op with these facts reaches
-  /// (in (0, 1]; 1 for an op with no work).
+  /// The fraction of the device's peak rate an op with these facts reaches,
+  /// in [0, 1]: 1 when no saturation is modelled; 0 only for an op with no
+  /// work of a modelled kind (estimateSeconds takes that one at peak).
   double getFill(int64_t flops, int64_t bytesMoved) const;
 
 private:

@@ -2,8 +2,9 @@
 //
 // The questions the `remat` driver answers, as library calls: does a
 // training step fit a byte budget under a policy (a solver, or the user's own
-// checkpoints), what does it cost there, what is the largest batch that fits,
-// and how does the extra compute grow as the budget shrinks.
+// checkpoints), what does it cost there, what is the largest batch that fits
+// (and the largest within a limit on extra time), and how does the extra
+// compute grow as the budget shrinks.
 //
 //===----------------------------------------------------------------------===//
 
@@ -74,7 +75,17 @@ struct MaxBatchResult {
   bool capped = false;
   /// At that batch, or at batch 1 when none fits.
   PolicyEvaluation evaluation;
+  /// With a maximum overhead (findMaxBatchWithinOverhead): the largest
+  /// batch that fits with extra time at most that (0: not even batch 1),
+  /// and its evaluation (batch 1's when none).
+  int64_t batchWithinOverhead = 0;
+  PolicyEvaluation evaluationWithinOverhead;
 };
+
+/// The samples per estimated second of a step of `batch` samples that
+/// `evaluation` estimates (PolicyEvaluation::seconds); 0 when there is no
+/// batch or no estimate.
+double getSamplesPerSecond(int64_t batch, const PolicyEvaluation &evaluation);
 
 /// The largest batch in [1, maxBatch] whose step fits `budgetBytes` under
 /// `policy`, by doubling and then bisection (fitting is taken to be
@@ -84,6 +95,20 @@ findMaxBatch(TrainingStepBuilder &steps, const Policy &policy,
              int64_t budgetBytes, const CostModel &costModel, int64_t maxBatch,
              const std::function<void(const std::string &)> &progress,
              const RematOptions &options = {});
+
+/// findMaxBatch, and also the largest batch whose step fits with extra
+/// time at most `maxOverhead` (a fraction of the estimated time of the same
+/// batch without recomputation: 0.2 for 20%), in
+/// MaxBatchResult::batchWithinOverhead. The second answer is searched down
+/// from the first (the first, then 1, 2, 4, ... below it, then bisection),
+/// reusing the batches the first search evaluated: extra time is taken to
+/// grow with the batch near the answer only, since at small batches it need
+/// not (segments=5 on NetA: +15.7% at batch 1, +12.6% at 4).
+FailureOr<MaxBatchResult> findMaxBatchWithinOverhead(
+    TrainingStepBuilder &steps, const Policy &policy, int64_t budgetBytes,
+    const CostModel &costModel, int64_t maxBatch, double maxOverhead,
+    const std::function<void(const std::string &)> &progress,
+    const RematOptions &options = {});
 
 /// One point of a budget sweep.
 struct SweepPoint {
