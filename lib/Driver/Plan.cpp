@@ -32,8 +32,7 @@ int64_t PlanResult::getSmallestBytes() const {
 }
 
 bool mlir::remat::hasBatchNorm(ModuleOp step) {
-  return step
-      .walk([](nn::BatchNormOp) { return WalkResult::interrupt(); })
+  return step.walk([](nn::BatchNormOp) { return WalkResult::interrupt(); })
       .wasInterrupted();
 }
 
@@ -110,14 +109,11 @@ static LogicalResult evaluateMicroBatch(ModuleOp step,
   return success();
 }
 
-FailureOr<TorchScriptImport>
-mlir::remat::buildPlannedStep(const ModelSpec &spec,
-                              const PlanCandidate &candidate,
-                              MLIRContext *context,
-                              llvm::StringRef weightsPath) {
-  return buildTrainingStep(
-      withAccumulation(spec, candidate.accumulationSteps),
-      candidate.microBatch, context, weightsPath);
+FailureOr<TorchScriptImport> mlir::remat::buildPlannedStep(
+    const ModelSpec &spec, const PlanCandidate &candidate, MLIRContext *context,
+    llvm::StringRef weightsPath) {
+  return buildTrainingStep(withAccumulation(spec, candidate.accumulationSteps),
+                           candidate.microBatch, context, weightsPath);
 }
 
 FailureOr<PlanResult>
@@ -137,8 +133,8 @@ mlir::remat::planTrainingBatch(const ModelSpec &spec, MLIRContext *context,
       return failure();
     if (candidate.accumulationSteps > 1 && hasBatchNorm(*step->module))
       candidate.batchNorm = BatchNormSemantics::PerMicroBatch;
-    if (failed(evaluateMicroBatch(*step->module, options, costModel,
-                                  candidate)))
+    if (failed(
+            evaluateMicroBatch(*step->module, options, costModel, candidate)))
       return failure();
     // The whole batch in one step as given: every policy's secondsBefore.
     if (candidate.accumulationSteps == 1)

@@ -311,8 +311,8 @@ void driver::printSweepSvg(llvm::raw_ostream &os, const ModelSpec &spec,
 // remat plan
 //===----------------------------------------------------------------------===//
 
-static double getSamplesPerSecond(const PlanResult &plan,
-                                  const PlanCandidate &candidate) {
+static double getPlanSamplesPerSecond(const PlanResult &plan,
+                                      const PlanCandidate &candidate) {
   double seconds = candidate.getSeconds();
   return seconds > 0 ? double(plan.batch) / seconds : 0.0;
 }
@@ -327,16 +327,15 @@ static void printPlanRow(llvm::raw_ostream &os, const PlanResult &plan,
   os << llvm::format("%11lld %6lld  ", (long long)candidate.microBatch,
                      (long long)candidate.accumulationSteps);
   if (!candidate.fits()) {
-    os << "nothing fits (the fewest bytes: "
-       << candidate.evaluation.bytes << ", " << candidate.evaluation.solver
-       << ")\n";
+    os << "nothing fits (the fewest bytes: " << candidate.evaluation.bytes
+       << ", " << candidate.evaluation.solver << ")\n";
     return;
   }
   const PolicyEvaluation &at = candidate.evaluation;
   os << llvm::format("%-8s %-10s %14lld %11.4g %10.1f %11s  %s\n",
                      candidate.policy->label.c_str(), at.solver.c_str(),
                      (long long)at.bytes, at.seconds,
-                     getSamplesPerSecond(plan, candidate),
+                     getPlanSamplesPerSecond(plan, candidate),
                      percent(candidate.extraTime).c_str(),
                      describeBatchNorm(candidate.batchNorm).c_str());
 }
@@ -357,10 +356,10 @@ void driver::printPlanTable(llvm::raw_ostream &os, const ModelSpec &spec,
      << chosen.accumulationSteps << " accumulation step"
      << (chosen.accumulationSteps == 1 ? "" : "s") << ", policy "
      << chosen.policy->label << ": "
-     << llvm::format("%.1f", getSamplesPerSecond(plan, chosen))
+     << llvm::format("%.1f", getPlanSamplesPerSecond(plan, chosen))
      << " samples/s, " << percent(chosen.extraTime)
-     << " estimated time, batch norm "
-     << describeBatchNorm(chosen.batchNorm) << "\n";
+     << " estimated time, batch norm " << describeBatchNorm(chosen.batchNorm)
+     << "\n";
   os << "\nsteps: micro-steps per optimizer step (gradients summed, one "
         "update); est. s/step: the whole batch's step on the "
      << device.name
@@ -378,18 +377,17 @@ void driver::printPlanTable(llvm::raw_ostream &os, const ModelSpec &spec,
 
 static llvm::json::Object toJson(const PlanCandidate &candidate) {
   const PolicyEvaluation &at = candidate.evaluation;
-  return llvm::json::Object{
-      {"micro_batch", candidate.microBatch},
-      {"accumulation_steps", candidate.accumulationSteps},
-      {"policy", candidate.policy->label},
-      {"solver", at.solver},
-      {"status", at.status},
-      {"bytes", at.bytes},
-      {"peak_bytes", at.peakBytes},
-      {"est_seconds_per_step", at.seconds},
-      {"extra_time", candidate.extraTime},
-      {"batch_norm_semantics",
-       stringifyBatchNormSemantics(candidate.batchNorm)}};
+  return llvm::json::Object{{"micro_batch", candidate.microBatch},
+                            {"accumulation_steps", candidate.accumulationSteps},
+                            {"policy", candidate.policy->label},
+                            {"solver", at.solver},
+                            {"status", at.status},
+                            {"bytes", at.bytes},
+                            {"peak_bytes", at.peakBytes},
+                            {"est_seconds_per_step", at.seconds},
+                            {"extra_time", candidate.extraTime},
+                            {"batch_norm_semantics",
+                             stringifyBatchNormSemantics(candidate.batchNorm)}};
 }
 
 void driver::printPlanJson(llvm::raw_ostream &os, const ModelSpec &spec,
@@ -399,18 +397,18 @@ void driver::printPlanJson(llvm::raw_ostream &os, const ModelSpec &spec,
   for (const PlanCandidate &candidate : plan.microBatches) {
     if (candidate.fits()) {
       llvm::json::Object entry = toJson(candidate);
-      entry["samples_per_second"] = getSamplesPerSecond(plan, candidate);
+      entry["samples_per_second"] = getPlanSamplesPerSecond(plan, candidate);
       candidates.push_back(std::move(entry));
       continue;
     }
-    notFitting.push_back(llvm::json::Object{
-        {"micro_batch", candidate.microBatch},
-        {"accumulation_steps", candidate.accumulationSteps},
-        {"smallest_bytes", candidate.evaluation.bytes}});
+    notFitting.push_back(
+        llvm::json::Object{{"micro_batch", candidate.microBatch},
+                           {"accumulation_steps", candidate.accumulationSteps},
+                           {"smallest_bytes", candidate.evaluation.bytes}});
   }
   llvm::json::Object chosen = toJson(plan.microBatches[*plan.chosen]);
   chosen["samples_per_second"] =
-      getSamplesPerSecond(plan, plan.microBatches[*plan.chosen]);
+      getPlanSamplesPerSecond(plan, plan.microBatches[*plan.chosen]);
   llvm::json::Object root{{"model", spec.modelPath},
                           {"sample_shapes", describeShapes(spec)},
                           {"optimizer", spec.autodiff.optimizer},

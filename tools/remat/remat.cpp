@@ -298,8 +298,7 @@ static LogicalResult openPlanOutputs(PlanOutputs &outputs) {
 /// same solver and options), plans its memory, and writes it with its
 /// weights to -o.
 static int writePlannedStep(MLIRContext &context, const ModelSpec &spec,
-                            const PlanResult &plan,
-                            const DeviceProfile &device,
+                            const PlanResult &plan, const DeviceProfile &device,
                             PlanOutputs &outputs) {
   const PlanCandidate &chosen = plan.microBatches[*plan.chosen];
   FailureOr<TorchScriptImport> step =

@@ -1,4 +1,4 @@
-//===- Plan.h - the fastest way to train at a batch within a budget -*- C++ -*-===//
+//===- Plan.h - the fastest way to train at a batch in a budget -*- C++ -*-===//
 //
 // What `remat plan` answers, as a library call: for a training batch that
 // may not fit the budget, every way of running it that the compiler knows -
@@ -85,10 +85,10 @@ struct PlanOptions {
 
 /// Builds the step of `spec` at every micro-batch m dividing `options.batch`
 /// (accumulationSteps = batch / m; buildTrainingStep imports at m),
-/// evaluates the policies there under the budget on `costModel` and keeps per m the one
-/// with the fewest estimated seconds that fits (ties: the earlier policy);
-/// chooses the fastest micro-batch (ties: fewer accumulation steps). Fails
-/// with an error when a step cannot be built or planned; a budget that
+/// evaluates the policies there under the budget on `costModel` and keeps per m
+/// the one with the fewest estimated seconds that fits (ties: the earlier
+/// policy); chooses the fastest micro-batch (ties: fewer accumulation steps).
+/// Fails with an error when a step cannot be built or planned; a budget that
 /// nothing fits is not a failure (`chosen` is empty).
 FailureOr<PlanResult> planTrainingBatch(const ModelSpec &spec,
                                         MLIRContext *context,
