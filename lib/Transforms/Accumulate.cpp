@@ -17,7 +17,9 @@
 
 #include "mlir/IR/IRMapping.h"
 
+#include "llvm/ADT/DenseMap.h"
 #include "llvm/ADT/StringMap.h"
+#include "llvm/Support/MathExtras.h"
 
 using namespace mlir;
 using namespace mlir::remat;
@@ -60,6 +62,12 @@ static LogicalResult checkSlicedArguments(func::FuncOp micro, int64_t steps) {
              << "' has type " << argument.getType()
              << "; slicing it into micro-batches needs a static tensor with "
                 "a batch dimension";
+    int64_t stepRows = 0;
+    if (llvm::MulOverflow(type.getDimSize(0), steps, stepRows))
+      return emitFunctionError(micro)
+             << "accumulation-steps=" << steps << ": argument '"
+             << getValueName(argument) << "' would have " << steps << " x "
+             << type.getDimSize(0) << " rows, more than an int64_t holds";
     if (getArgumentRole(micro, argument.getArgNumber()) != "input")
       continue;
     if (!firstInput) {
@@ -110,9 +118,9 @@ private:
   const GradientStep &microStep;
   int64_t steps;
   OpBuilder builder;
-  /// Per micro-step i > 0, per seed argument of the micro-step (by index),
-  /// the step's argument for it.
-  SmallVector<llvm::DenseMap<unsigned, Value>> seeds;
+  /// Per (micro-step i > 0, seed argument of the micro-step by index), the
+  /// step's argument for it: only as many entries as there are seeds.
+  llvm::DenseMap<std::pair<int64_t, unsigned>, Value> seeds;
   /// The running sums: the loss, then each weight's gradient.
   SmallVector<Value> sums;
 };
@@ -135,7 +143,6 @@ void AccumulatedStepBuilder::setUpArguments() {
   }
   // A seed per random op and micro-step: micro-step i > 0 draws from
   // `micro<i>.<seed>`, after the forward's own seeds.
-  seeds.resize(steps);
   Builder b(function.getContext());
   for (int64_t index = 1; index < steps; ++index)
     for (unsigned arg = 0; arg < micro.getNumArguments(); ++arg) {
@@ -149,7 +156,7 @@ void AccumulatedStepBuilder::setUpArguments() {
       (void)function.insertArgument(position, micro.getArgument(arg).getType(),
                                     attrs.getDictionary(b.getContext()),
                                     micro.getArgument(arg).getLoc());
-      seeds[index][arg] = function.getArgument(position);
+      seeds[{index, arg}] = function.getArgument(position);
     }
   function.setType(builder.getFunctionType(
       function.getBody().front().getArgumentTypes(), {}));
@@ -178,7 +185,7 @@ IRMapping AccumulatedStepBuilder::mapArguments(int64_t index,
       setName(slice, getPrefix(index) + getValueName(argument) + ".slice",
               "forward");
       value = slice;
-    } else if (Value seed = seeds[index].lookup(arg)) {
+    } else if (Value seed = seeds.lookup({index, arg})) {
       value = seed;
     } else if (Value state = updated.lookup(getValueName(argument))) {
       value = state;

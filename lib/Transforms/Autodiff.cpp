@@ -437,6 +437,12 @@ static LogicalResult checkOptions(func::FuncOp function,
     return emitFunctionError(function)
            << "accumulation-steps must be at least 1, not "
            << options.accumulationSteps;
+  if (options.accumulationSteps > kMaxAccumulationSteps)
+    return emitFunctionError(function)
+           << "accumulation-steps=" << options.accumulationSteps
+           << " is more than " << kMaxAccumulationSteps
+           << ", the most this pass builds (the step holds a copy of the "
+              "micro-step per accumulation step)";
   return success();
 }
 

@@ -49,8 +49,14 @@ struct AutodiffOptions {
   /// i > 0 prefixes them with `micro<i>.`; each random op gets a `seed`
   /// argument `micro<i>.<seed>` per micro-step i > 0. The `loss` result is
   /// the sum of the k scaled losses. (Accumulate.cpp; docs/autodiff.md.)
+  /// At most kMaxAccumulationSteps: the step holds k copies of the forward.
   int64_t accumulationSteps = 1;
 };
+
+/// The most accumulation steps differentiateFunction builds: the step holds
+/// a copy of the micro-step per accumulation step, so a larger k is an IR
+/// too large to plan rather than a schedule.
+constexpr int64_t kMaxAccumulationSteps = 1024;
 
 /// Rewrites the forward function `function` into its training step. Its
 /// results become: the loss (`loss`), the forward's other results as they
@@ -66,8 +72,9 @@ struct AutodiffOptions {
 /// `options.updatePlacement` says (names do not depend on it). Emits an error and fails on a function
 /// without a scalar loss, without weights, with an op between the weights
 /// and the loss that has no gradient rule, or already differentiated; with
-/// accumulationSteps < 1, or > 1 and no input or label to slice (or inputs
-/// without a common batch dimension).
+/// accumulationSteps < 1 or > kMaxAccumulationSteps, or > 1 and no input or
+/// label to slice (or inputs without a common batch dimension, or k x rows
+/// not an int64_t).
 LogicalResult differentiateFunction(func::FuncOp function,
                                     const AutodiffOptions &options);
 

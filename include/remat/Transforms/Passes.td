@@ -82,7 +82,7 @@ def RematAutodiffPass : Pass<"remat-autodiff", "::mlir::ModuleOp"> {
            "Gradient accumulation: the function is the forward at the "
            "micro-batch; K > 1 builds a step over K micro-batches (inputs "
            "and labels K times as many rows), summing the gradients of "
-           "loss / K and applying the optimizer once">,
+           "loss / K and applying the optimizer once (K at most 1024)">,
   ];
 }
 
