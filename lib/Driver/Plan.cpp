@@ -10,10 +10,12 @@
 #include "remat/Driver/Plan.h"
 
 #include "remat/Dialect/NN/IR/NNOps.h"
+#include "remat/Dialect/Remat/IR/RematDialect.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 
 #include <cmath>
+#include <functional>
 
 using namespace mlir;
 using namespace mlir::remat;
@@ -27,7 +29,8 @@ mlir::remat::stringifyBatchNormSemantics(BatchNormSemantics semantics) {
 int64_t PlanResult::getSmallestBytes() const {
   int64_t smallest = INT64_MAX;
   for (const PlanCandidate &candidate : microBatches)
-    smallest = std::min(smallest, candidate.evaluation.bytes);
+    if (candidate.skipped.empty())
+      smallest = std::min(smallest, candidate.evaluation.bytes);
   return smallest;
 }
 
@@ -42,13 +45,35 @@ static bool isFaster(double a, double b) {
   return a < b - 1e-9 * std::max(std::fabs(a), std::fabs(b));
 }
 
-/// The micro-batches dividing `batch`, largest first.
-static std::vector<int64_t> getMicroBatches(int64_t batch) {
+/// The micro-batches dividing `batch` in at most `maxSteps` accumulation
+/// steps, largest first: divisors found in pairs up to sqrt(batch).
+static std::vector<int64_t> getMicroBatches(int64_t batch, int64_t maxSteps) {
   std::vector<int64_t> sizes;
-  for (int64_t m = batch; m >= 1; --m)
-    if (batch % m == 0)
-      sizes.push_back(m);
+  for (int64_t d = 1; d <= batch / d; ++d) {
+    if (batch % d != 0)
+      continue;
+    // d steps of batch / d, and batch / d steps of d.
+    if (d <= maxSteps)
+      sizes.push_back(batch / d);
+    if (d != batch / d && batch / d <= maxSteps)
+      sizes.push_back(d);
+  }
+  llvm::sort(sizes, std::greater<int64_t>());
   return sizes;
+}
+
+std::optional<std::string> mlir::remat::findSingleValueBatchNorm(ModuleOp step) {
+  std::optional<std::string> found;
+  step.walk([&](nn::BatchNormOp op) {
+    auto type = dyn_cast<RankedTensorType>(op.getInput().getType());
+    if (!type || !type.hasStaticShape() || type.getRank() < 2 ||
+        type.getNumElements() / std::max<int64_t>(type.getDimSize(1), 1) > 1)
+      return WalkResult::advance();
+    auto name = op->getAttrOfType<StringAttr>(attr::kName);
+    found = name ? name.getValue().str() : std::string("nn.batch_norm");
+    return WalkResult::interrupt();
+  });
+  return found;
 }
 
 static ModelSpec withAccumulation(const ModelSpec &spec, int64_t steps) {
@@ -123,7 +148,9 @@ mlir::remat::planTrainingBatch(const ModelSpec &spec, MLIRContext *context,
   PlanResult result;
   result.batch = options.batch;
   result.budgetBytes = options.budgetBytes;
-  for (int64_t microBatch : getMicroBatches(options.batch)) {
+  result.maxAccumulationSteps = options.maxAccumulationSteps;
+  for (int64_t microBatch :
+       getMicroBatches(options.batch, options.maxAccumulationSteps)) {
     PlanCandidate candidate;
     candidate.microBatch = microBatch;
     candidate.accumulationSteps = options.batch / microBatch;
@@ -131,6 +158,20 @@ mlir::remat::planTrainingBatch(const ModelSpec &spec, MLIRContext *context,
         buildPlannedStep(spec, candidate, context, "");
     if (failed(step))
       return failure();
+    // PyTorch refuses to train batch norm on one value per channel (its
+    // variance is 0/0): not a way to run the batch.
+    if (std::optional<std::string> op = findSingleValueBatchNorm(*step->module)) {
+      candidate.skipped = "batch norm '" + *op +
+                          "' would normalize 1 value per channel (PyTorch: "
+                          "\"Expected more than 1 value per channel when "
+                          "training\")";
+      if (options.progress)
+        options.progress("micro-batch " + std::to_string(microBatch) + " x " +
+                         std::to_string(candidate.accumulationSteps) +
+                         ": skipped, " + candidate.skipped);
+      result.microBatches.push_back(std::move(candidate));
+      continue;
+    }
     if (candidate.accumulationSteps > 1 && hasBatchNorm(*step->module))
       candidate.batchNorm = BatchNormSemantics::PerMicroBatch;
     if (failed(
@@ -143,6 +184,8 @@ mlir::remat::planTrainingBatch(const ModelSpec &spec, MLIRContext *context,
   }
   for (size_t i = 0; i < result.microBatches.size(); ++i) {
     PlanCandidate &candidate = result.microBatches[i];
+    if (!candidate.skipped.empty())
+      continue;
     if (result.idealSeconds > 0)
       candidate.extraTime = candidate.getSeconds() / result.idealSeconds - 1.0;
     // Summing the same costs in another order is not extra time.

@@ -326,6 +326,10 @@ static void printPlanRow(llvm::raw_ostream &os, const PlanResult &plan,
                          const PlanCandidate &candidate) {
   os << llvm::format("%11lld %6lld  ", (long long)candidate.microBatch,
                      (long long)candidate.accumulationSteps);
+  if (!candidate.skipped.empty()) {
+    os << "skipped: " << candidate.skipped << "\n";
+    return;
+  }
   if (!candidate.fits()) {
     os << "nothing fits (the fewest bytes: " << candidate.evaluation.bytes
        << ", " << candidate.evaluation.solver << ")\n";
@@ -366,6 +370,9 @@ void driver::printPlanTable(llvm::raw_ostream &os, const ModelSpec &spec,
      << " profile; extra time: against the whole batch in one step "
         "without recomputation ("
      << llvm::format("%.4g", plan.idealSeconds) << " s, fitting or not)\n";
+  if (plan.microBatches.back().microBatch > 1)
+    os << "smaller micro-batches are not tried: more than "
+       << plan.maxAccumulationSteps << " accumulation steps\n";
   if (llvm::any_of(plan.microBatches, [](const PlanCandidate &candidate) {
         return candidate.batchNorm == BatchNormSemantics::PerMicroBatch;
       }))
@@ -401,10 +408,13 @@ void driver::printPlanJson(llvm::raw_ostream &os, const ModelSpec &spec,
       candidates.push_back(std::move(entry));
       continue;
     }
-    notFitting.push_back(
-        llvm::json::Object{{"micro_batch", candidate.microBatch},
-                           {"accumulation_steps", candidate.accumulationSteps},
-                           {"smallest_bytes", candidate.evaluation.bytes}});
+    llvm::json::Object entry{{"micro_batch", candidate.microBatch},
+                             {"accumulation_steps", candidate.accumulationSteps}};
+    if (candidate.skipped.empty())
+      entry["smallest_bytes"] = candidate.evaluation.bytes;
+    else
+      entry["skipped"] = candidate.skipped;
+    notFitting.push_back(std::move(entry));
   }
   llvm::json::Object chosen = toJson(plan.microBatches[*plan.chosen]);
   chosen["samples_per_second"] =
@@ -415,6 +425,7 @@ void driver::printPlanJson(llvm::raw_ostream &os, const ModelSpec &spec,
                           {"device", device.name},
                           {"budget_bytes", plan.budgetBytes},
                           {"batch", plan.batch},
+                          {"max_accumulation_steps", plan.maxAccumulationSteps},
                           {"ideal_seconds_per_step", plan.idealSeconds},
                           {"candidates", std::move(candidates)},
                           {"not_fitting", std::move(notFitting)},

@@ -334,8 +334,15 @@ static int runPlan(MLIRContext &context) {
   if (batchOption < 1)
     return fail("--batch must be at least 1, got " +
                 std::to_string(batchOption));
+  if (batchOption > kMaxPlanBatch)
+    return fail("--batch must be at most " + std::to_string(kMaxPlanBatch) +
+                " (max-batch's default --max-batch), got " +
+                std::to_string(batchOption));
   if (planOutputFile == "-" && weightsOption.empty())
     return fail("writing the MLIR to stdout needs --weights=DIR");
+  if (planOutputFile == "-" && jsonOutput)
+    return fail("-o - and --json both write to stdout: write the step to a "
+                "file, or drop --json");
   PlanOutputs outputs;
   if (!planOutputFile.empty() && failed(openPlanOutputs(outputs)))
     return 1;
@@ -349,6 +356,12 @@ static int runPlan(MLIRContext &context) {
       planTrainingBatch(*spec, &context, CostModel(**device), options);
   if (failed(plan))
     return 1;
+  if (!plan->chosen && llvm::all_of(plan->microBatches,
+                                    [](const PlanCandidate &candidate) {
+                                      return !candidate.skipped.empty();
+                                    }))
+    return fail("no micro-batch of batch " + std::to_string(batchOption) +
+                " can train: " + plan->microBatches.back().skipped);
   if (!plan->chosen)
     return fail("the budget " + rematOptions.budget.str() + " (" +
                 std::to_string(*budget) + " bytes) cannot hold the step at " +
@@ -359,10 +372,12 @@ static int runPlan(MLIRContext &context) {
   if (!planOutputFile.empty() &&
       writePlannedStep(context, *spec, *plan, **device, outputs))
     return 1;
+  // With -o - the step is stdout: the table goes to stderr.
+  llvm::raw_ostream &os = planOutputFile == "-" ? llvm::errs() : llvm::outs();
   if (jsonOutput)
-    printPlanJson(llvm::outs(), *spec, **device, *plan);
+    printPlanJson(os, *spec, **device, *plan);
   else
-    printPlanTable(llvm::outs(), *spec, **device, *plan);
+    printPlanTable(os, *spec, **device, *plan);
   return 0;
 }
 

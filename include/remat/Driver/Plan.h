@@ -21,6 +21,11 @@
 
 namespace mlir::remat {
 
+/// The largest --batch plan takes (max-batch's default --max-batch).
+constexpr int64_t kMaxPlanBatch = 65536;
+/// The most accumulation steps plan tries by default.
+constexpr int64_t kMaxPlanAccumulationSteps = 256;
+
 /// What batch norm's statistics are over in a candidate's step.
 enum class BatchNormSemantics {
   /// The whole batch (k = 1), or the model has no batch norm.
@@ -38,6 +43,9 @@ struct PlanCandidate {
   int64_t microBatch = 0;
   int64_t accumulationSteps = 0;
   BatchNormSemantics batchNorm = BatchNormSemantics::FullBatch;
+  /// Why the micro-batch was not evaluated (empty when it was): batch norm
+  /// over 1 value per channel, which PyTorch refuses to train.
+  std::string skipped;
   /// The cheapest policy whose schedule fits (when one does).
   std::optional<Policy> policy;
   /// That policy's evaluation; where nothing fits, the evaluation that came
@@ -56,6 +64,8 @@ struct PlanCandidate {
 struct PlanResult {
   int64_t batch = 0;
   int64_t budgetBytes = 0;
+  /// The most accumulation steps tried (PlanOptions::maxAccumulationSteps).
+  int64_t maxAccumulationSteps = 0;
   /// Estimated seconds of the whole-batch step (k = 1) as given, nothing
   /// recomputed: what `extraTime` is measured against.
   double idealSeconds = 0.0;
@@ -65,7 +75,8 @@ struct PlanResult {
   /// fits at any micro-batch.
   std::optional<size_t> chosen;
 
-  /// The fewest bytes any schedule reached, at any micro-batch.
+  /// The fewest bytes any schedule reached, at any micro-batch evaluated
+  /// (INT64_MAX when every one was skipped).
   int64_t getSmallestBytes() const;
 };
 
@@ -76,6 +87,9 @@ struct PlanOptions {
   /// Tried in order per micro-batch; a `none` that fits ends the micro-batch
   /// (no schedule of the same step costs less than computing each op once).
   std::vector<Policy> policies;
+  /// Micro-batches needing more accumulation steps are not tried: their step
+  /// holds a copy of the micro-step per accumulation step.
+  int64_t maxAccumulationSteps = kMaxPlanAccumulationSteps;
   /// Limits and fit-arena for every solve (its budget and solver are not
   /// read: `budgetBytes` and `policies` are).
   RematOptions remat;
@@ -84,7 +98,9 @@ struct PlanOptions {
 };
 
 /// Builds the step of `spec` at every micro-batch m dividing `options.batch`
-/// (accumulationSteps = batch / m; buildTrainingStep imports at m),
+/// in at most `options.maxAccumulationSteps` steps (accumulationSteps =
+/// batch / m; buildTrainingStep imports at m), skips those whose batch norm
+/// would see 1 value per channel,
 /// evaluates the policies there under the budget on `costModel` and keeps per m
 /// the one with the fewest estimated seconds that fits (ties: the earlier
 /// policy); chooses the fastest micro-batch (ties: fewer accumulation steps).
@@ -104,6 +120,10 @@ FailureOr<TorchScriptImport> buildPlannedStep(const ModelSpec &spec,
 
 /// Whether `step` runs batch norm (nn.batch_norm).
 bool hasBatchNorm(ModuleOp step);
+
+/// The name of a batch norm in `step` that normalizes 1 value per channel
+/// (every dimension but the channel's is 1), if one does.
+std::optional<std::string> findSingleValueBatchNorm(ModuleOp step);
 
 } // namespace mlir::remat
 
