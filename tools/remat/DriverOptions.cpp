@@ -82,7 +82,7 @@ static cl::opt<std::string> policiesOption(
     cl::cat(getToolCategory()));
 cl::list<std::string> checkpointsOption(
     "checkpoints", cl::CommaSeparated, cl::sub(maxBatchCommand),
-    cl::sub(compileCommand),
+    cl::sub(compileCommand), cl::sub(planCommand),
     cl::desc("Forward ops whose results are kept, as "
              "torch.utils.checkpoint keeps segment inputs, by remat.name or "
              "module path (the module's output op; `remat ops` lists both); "
@@ -150,7 +150,8 @@ cl::opt<int64_t> batchOption("batch", cl::sub(planCommand),
                              cl::cat(getToolCategory()));
 static cl::opt<std::string> planPoliciesOption(
     "policies", cl::init("none,auto"), cl::sub(planCommand),
-    cl::desc("Solvers tried at each micro-batch (default: none,auto)"),
+    cl::desc("Solvers tried at each micro-batch, and 'checkpoints' for "
+             "--checkpoints (default: none,auto)"),
     cl::cat(getToolCategory()));
 cl::opt<std::string> planOutputFile(
     "o", cl::sub(planCommand),
@@ -270,6 +271,21 @@ FailureOr<std::vector<Policy>> getPlanPolicies() {
   llvm::SmallVector<llvm::StringRef> names;
   llvm::StringRef(planPoliciesOption).split(names, ',', -1, false);
   for (llvm::StringRef name : names) {
+    if (name == "checkpoints") {
+      if (checkpointsOption.empty())
+        return fail("--policies names 'checkpoints', which needs "
+                    "--checkpoints=OP,... (`remat ops` lists the names)"),
+               failure();
+      std::vector<std::string> ops(checkpointsOption.begin(),
+                                   checkpointsOption.end());
+      policies.push_back({"checkpoints", SolverSpec(SolverKind::Marks), ops});
+      continue;
+    }
+    if (name == "marks")
+      return fail("--policies names 'marks', which follows remat.policy "
+                  "marks that plan's steps do not have: use 'checkpoints' "
+                  "with --checkpoints=OP,..."),
+             failure();
     std::string error;
     std::optional<SolverSpec> solver = SolverSpec::parse(name, error);
     if (!solver)

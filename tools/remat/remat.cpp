@@ -346,6 +346,25 @@ static int runPlan(MLIRContext &context) {
   PlanOutputs outputs;
   if (!planOutputFile.empty() && failed(openPlanOutputs(outputs)))
     return 1;
+  if (!checkpointsOption.empty() &&
+      llvm::none_of(*policies,
+                    [](const Policy &p) { return !p.checkpoints.empty(); }))
+    return fail("--checkpoints is a policy: name 'checkpoints' in --policies");
+  if (!checkpointsOption.empty()) {
+    // Names and module paths are the same at every micro-batch (micro-step
+    // i > 0 of an accumulated step keeps them with its `micro<i>.` prefix).
+    TrainingStepBuilder steps(&context, *spec);
+    FailureOr<ModuleOp> whole = steps.getStep(batchOption);
+    if (failed(whole))
+      return 1;
+    FailureOr<std::vector<std::string>> names =
+        resolveCheckpointOption(*whole, steps.getOpOrigins());
+    if (failed(names))
+      return 1;
+    for (Policy &policy : *policies)
+      if (!policy.checkpoints.empty())
+        policy.checkpoints = *names;
+  }
   PlanOptions options;
   options.batch = batchOption;
   options.budgetBytes = *budget;
