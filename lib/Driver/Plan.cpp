@@ -62,7 +62,8 @@ static std::vector<int64_t> getMicroBatches(int64_t batch, int64_t maxSteps) {
   return sizes;
 }
 
-std::optional<std::string> mlir::remat::findSingleValueBatchNorm(ModuleOp step) {
+std::optional<std::string>
+mlir::remat::findSingleValueBatchNorm(ModuleOp step) {
   std::optional<std::string> found;
   step.walk([&](nn::BatchNormOp op) {
     auto type = dyn_cast<RankedTensorType>(op.getInput().getType());
@@ -160,7 +161,8 @@ mlir::remat::planTrainingBatch(const ModelSpec &spec, MLIRContext *context,
       return failure();
     // PyTorch refuses to train batch norm on one value per channel (its
     // variance is 0/0): not a way to run the batch.
-    if (std::optional<std::string> op = findSingleValueBatchNorm(*step->module)) {
+    if (std::optional<std::string> op =
+            findSingleValueBatchNorm(*step->module)) {
       candidate.skipped = "batch norm '" + *op +
                           "' would normalize 1 value per channel (PyTorch: "
                           "\"Expected more than 1 value per channel when "

@@ -146,7 +146,7 @@ cl::opt<std::string>
 cl::opt<int64_t> batchOption("batch", cl::sub(planCommand),
                              cl::desc("The batch of one optimizer step, "
                                       "split into micro-batches that divide "
-                                      "it (required)"),
+                                      "it (required, at most 65536)"),
                              cl::cat(getToolCategory()));
 static cl::opt<std::string> planPoliciesOption(
     "policies", cl::init("none,auto"), cl::sub(planCommand),

@@ -408,8 +408,9 @@ void driver::printPlanJson(llvm::raw_ostream &os, const ModelSpec &spec,
       candidates.push_back(std::move(entry));
       continue;
     }
-    llvm::json::Object entry{{"micro_batch", candidate.microBatch},
-                             {"accumulation_steps", candidate.accumulationSteps}};
+    llvm::json::Object entry{
+        {"micro_batch", candidate.microBatch},
+        {"accumulation_steps", candidate.accumulationSteps}};
     if (candidate.skipped.empty())
       entry["smallest_bytes"] = candidate.evaluation.bytes;
     else

@@ -375,10 +375,10 @@ static int runPlan(MLIRContext &context) {
       planTrainingBatch(*spec, &context, CostModel(**device), options);
   if (failed(plan))
     return 1;
-  if (!plan->chosen && llvm::all_of(plan->microBatches,
-                                    [](const PlanCandidate &candidate) {
-                                      return !candidate.skipped.empty();
-                                    }))
+  if (!plan->chosen &&
+      llvm::all_of(plan->microBatches, [](const PlanCandidate &candidate) {
+        return !candidate.skipped.empty();
+      }))
     return fail("no micro-batch of batch " + std::to_string(batchOption) +
                 " can train: " + plan->microBatches.back().skipped);
   if (!plan->chosen)

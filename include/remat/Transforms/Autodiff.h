@@ -69,12 +69,12 @@ constexpr int64_t kMaxAccumulationSteps = 1024;
 /// `remat.updates` with that argument's name (the forward's results keep
 /// theirs). Backward ops are named `<forward op>.<grad...>` and marked
 /// `backward`, update ops `update`; they are placed as
-/// `options.updatePlacement` says (names do not depend on it). Emits an error and fails on a function
-/// without a scalar loss, without weights, with an op between the weights
-/// and the loss that has no gradient rule, or already differentiated; with
-/// accumulationSteps < 1 or > kMaxAccumulationSteps, or > 1 and no input or
-/// label to slice (or inputs without a common batch dimension, or k x rows
-/// not an int64_t).
+/// `options.updatePlacement` says (names do not depend on it). Emits an error
+/// and fails on a function without a scalar loss, without weights, with an op
+/// between the weights and the loss that has no gradient rule, or already
+/// differentiated; with accumulationSteps < 1 or > kMaxAccumulationSteps, or >
+/// 1 and no input or label to slice (or inputs without a common batch
+/// dimension, or k x rows not an int64_t).
 LogicalResult differentiateFunction(func::FuncOp function,
                                     const AutodiffOptions &options);
 
