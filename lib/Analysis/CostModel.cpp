@@ -94,10 +94,9 @@ mlir::remat::lookupDeviceProfile(StringRef name, Location loc) {
     return profile;
   InFlightDiagnostic diagnostic = emitError(loc);
   diagnostic << "unknown device profile '" << name << "'; known profiles: ";
-  llvm::interleaveComma(getDeviceProfiles(), diagnostic,
-                        [&](const DeviceProfile &profile) {
-                          diagnostic << profile.name;
-                        });
+  llvm::interleaveComma(
+      getDeviceProfiles(), diagnostic,
+      [&](const DeviceProfile &profile) { diagnostic << profile.name; });
   return diagnostic;
 }
 
@@ -106,7 +105,7 @@ StringRef mlir::remat::stringifyCostUnit(CostUnit unit) {
 }
 
 FailureOr<MeasuredProfile> mlir::remat::readMeasuredProfile(StringRef path,
-                                                             Location loc) {
+                                                            Location loc) {
   llvm::ErrorOr<std::unique_ptr<llvm::MemoryBuffer>> buffer =
       llvm::MemoryBuffer::getFile(path);
   if (!buffer)
@@ -185,9 +184,9 @@ FailureOr<MeasuredProfile> mlir::remat::parseMeasuredProfile(StringRef text,
                             << getProfileValueUnit(key);
     // A fill is a fraction of peak, at most all of it.
     if (key == kMinimumFillKey && *value > 1.0)
-      return emitError(loc) << "measured profile '" << path << "': '"
-                            << kMinimumFillKey
-                            << "' is a fraction of peak rate, at most 1";
+      return emitError(loc)
+             << "measured profile '" << path << "': '" << kMinimumFillKey
+             << "' is a fraction of peak rate, at most 1";
     profile[key] = *value;
   }
   return profile;
@@ -230,9 +229,10 @@ mlir::remat::checkMeasuredProfileKeys(const MeasuredProfile &profile,
 }
 
 CostModel::CostModel(const DeviceProfile &device, MeasuredProfile measured)
-    : device(device), measured(std::move(measured)),
-      saturation{device.saturationFlops, device.saturationBytes,
-                 device.minimumFill} {
+    : device(device),
+      measured(std::move(measured)), saturation{device.saturationFlops,
+                                                device.saturationBytes,
+                                                device.minimumFill} {
   auto override = [&](StringRef key, double &figure) {
     auto it = this->measured.find(key);
     if (it != this->measured.end())
@@ -343,8 +343,8 @@ std::optional<double> CostModel::getMeasuredSeconds(Operation *op) const {
     of = attr.getValue();
   // The exact name first, then the op of micro-step 0 that an accumulated
   // step's `micro<i>.` copy repeats (the same kernel on the same shapes).
-  for (StringRef candidate : {name, of, stripMicroStepPrefix(name),
-                              stripMicroStepPrefix(of)})
+  for (StringRef candidate :
+       {name, of, stripMicroStepPrefix(name), stripMicroStepPrefix(of)})
     if (std::optional<double> seconds = lookup(candidate))
       return seconds;
   return lookup(op->getName().getStringRef());

@@ -47,13 +47,12 @@ TEST(CostModel, EstimateIsTheSlowerOfComputeAndMemory) {
 }
 
 TEST(CostModel, SmallOpsRunBelowPeak) {
-  DeviceProfile device{"test", "",  1.0e12, 1.0e9, 1.0e-6, "unit test",
-                       1.0e9,  1.0e6, 0.0,   "unit test"};
+  DeviceProfile device{"test",      "",    1.0e12, 1.0e9, 1.0e-6,
+                       "unit test", 1.0e9, 1.0e6,  0.0,   "unit test"};
   CostModel model(device);
   // At or above saturation: the peak rate.
   EXPECT_DOUBLE_EQ(model.getComputeFill(1000000000), 1.0);
-  EXPECT_DOUBLE_EQ(model.estimateSeconds(2000000000, 1000000),
-                   2.0e-3 + 1.0e-6);
+  EXPECT_DOUBLE_EQ(model.estimateSeconds(2000000000, 1000000), 2.0e-3 + 1.0e-6);
   // A quarter of the saturating FLOPs runs at a quarter of peak: as long as
   // an op that just saturates the device.
   EXPECT_DOUBLE_EQ(model.getComputeFill(250000000), 0.25);
@@ -73,8 +72,8 @@ TEST(CostModel, SmallOpsRunBelowPeak) {
 }
 
 TEST(CostModel, MinimumFillBoundsTheSlowdown) {
-  DeviceProfile device{"test", "",  1.0e12, 1.0e9, 0.0, "unit test",
-                       1.0e9,  1.0e6, 0.5,   "unit test"};
+  DeviceProfile device{"test",      "",    1.0e12, 1.0e9, 0.0,
+                       "unit test", 1.0e9, 1.0e6,  0.5,   "unit test"};
   CostModel model(device);
   EXPECT_DOUBLE_EQ(model.getComputeFill(1000), 0.5);
   EXPECT_DOUBLE_EQ(model.getComputeFill(750000000), 0.75);
