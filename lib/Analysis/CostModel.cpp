@@ -21,6 +21,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <limits>
 
 using namespace mlir;
 using namespace mlir::remat;
@@ -93,10 +94,9 @@ mlir::remat::lookupDeviceProfile(StringRef name, Location loc) {
     return profile;
   InFlightDiagnostic diagnostic = emitError(loc);
   diagnostic << "unknown device profile '" << name << "'; known profiles: ";
-  llvm::interleaveComma(getDeviceProfiles(), diagnostic,
-                        [&](const DeviceProfile &profile) {
-                          diagnostic << profile.name;
-                        });
+  llvm::interleaveComma(
+      getDeviceProfiles(), diagnostic,
+      [&](const DeviceProfile &profile) { diagnostic << profile.name; });
   return diagnostic;
 }
 
@@ -105,13 +105,30 @@ StringRef mlir::remat::stringifyCostUnit(CostUnit unit) {
 }
 
 FailureOr<MeasuredProfile> mlir::remat::readMeasuredProfile(StringRef path,
-                                                             Location loc) {
+                                                            Location loc) {
   llvm::ErrorOr<std::unique_ptr<llvm::MemoryBuffer>> buffer =
       llvm::MemoryBuffer::getFile(path);
   if (!buffer)
     return emitError(loc) << "cannot read the measured profile '" << path
                           << "': " << buffer.getError().message();
   return parseMeasuredProfile((*buffer)->getBuffer(), path, loc);
+}
+
+static bool isSaturationKey(StringRef key) {
+  return key == kSaturationFlopsKey || key == kSaturationBytesKey ||
+         key == kMinimumFillKey;
+}
+
+/// What the value of `key` counts, for errors: seconds for an op, the unit
+/// of a saturation figure for the keys that replace the device's.
+static StringRef getProfileValueUnit(StringRef key) {
+  if (key == kSaturationFlopsKey)
+    return "of FLOPs";
+  if (key == kSaturationBytesKey)
+    return "of bytes";
+  if (key == kMinimumFillKey)
+    return "(a fraction of peak rate)";
+  return "of seconds";
 }
 
 /// The deepest nesting of arrays and objects in `text` (outside strings).
@@ -158,25 +175,21 @@ FailureOr<MeasuredProfile> mlir::remat::parseMeasuredProfile(StringRef text,
                           << "' must be a JSON object of op -> seconds";
   MeasuredProfile profile;
   for (const auto &entry : *object) {
-    std::optional<double> seconds = entry.second.getAsNumber();
-    // 1e999 reads as infinity: not a time.
-    if (!seconds || !std::isfinite(*seconds) || *seconds < 0.0)
-      return emitError(loc)
-             << "measured profile '" << path << "': '" << entry.first.str()
-             << "' must map to a finite, non-negative number of seconds";
+    StringRef key = entry.first;
+    std::optional<double> value = entry.second.getAsNumber();
+    // 1e999 reads as infinity: not a time, nor a saturation.
+    if (!value || !std::isfinite(*value) || *value < 0.0)
+      return emitError(loc) << "measured profile '" << path << "': '" << key
+                            << "' must map to a finite, non-negative number "
+                            << getProfileValueUnit(key);
     // A fill is a fraction of peak, at most all of it.
-    if (StringRef(entry.first) == kMinimumFillKey && *seconds > 1.0)
-      return emitError(loc) << "measured profile '" << path << "': '"
-                            << kMinimumFillKey
-                            << "' is a fraction of peak rate, at most 1";
-    profile[entry.first.str()] = *seconds;
+    if (key == kMinimumFillKey && *value > 1.0)
+      return emitError(loc)
+             << "measured profile '" << path << "': '" << kMinimumFillKey
+             << "' is a fraction of peak rate, at most 1";
+    profile[key] = *value;
   }
   return profile;
-}
-
-static bool isSaturationKey(StringRef key) {
-  return key == kSaturationFlopsKey || key == kSaturationBytesKey ||
-         key == kMinimumFillKey;
 }
 
 LogicalResult
@@ -216,9 +229,10 @@ mlir::remat::checkMeasuredProfileKeys(const MeasuredProfile &profile,
 }
 
 CostModel::CostModel(const DeviceProfile &device, MeasuredProfile measured)
-    : device(device), measured(std::move(measured)),
-      saturation{device.saturationFlops, device.saturationBytes,
-                 device.minimumFill} {
+    : device(device),
+      measured(std::move(measured)), saturation{device.saturationFlops,
+                                                device.saturationBytes,
+                                                device.minimumFill} {
   auto override = [&](StringRef key, double &figure) {
     auto it = this->measured.find(key);
     if (it != this->measured.end())
@@ -229,36 +243,52 @@ CostModel::CostModel(const DeviceProfile &device, MeasuredProfile measured)
   override(kMinimumFillKey, saturation.minimumFill);
 }
 
-/// How much of the device `work` occupies, against the work that occupies
-/// all of it (0: this kind of work is not modelled and counts for nothing).
-static double getOccupancy(int64_t work, double saturating) {
+/// The fraction of peak rate `work` of one kind runs at, against the work
+/// of that kind that occupies the whole device: 1 when `saturating` is 0
+/// (that kind is not modelled), else the occupancy bounded below by
+/// `minimumFill` and above by 1.
+static double getFillOf(int64_t work, double saturating, double minimumFill) {
   if (saturating <= 0.0)
-    return 0.0;
-  return static_cast<double>(work) / saturating;
+    return 1.0;
+  double occupancy = static_cast<double>(work) / saturating;
+  return std::min(1.0, std::max(minimumFill, occupancy));
 }
 
-double CostModel::getFill(int64_t flops, int64_t bytesMoved) const {
-  // Neither modelled: every op runs at peak.
-  if (saturation.flops <= 0.0 && saturation.bytes <= 0.0)
-    return 1.0;
-  double fill = std::max({saturation.minimumFill,
-                          getOccupancy(flops, saturation.flops),
-                          getOccupancy(bytesMoved, saturation.bytes)});
-  return std::min(1.0, fill);
+double CostModel::getComputeFill(int64_t flops) const {
+  return getFillOf(flops, saturation.flops, saturation.minimumFill);
+}
+
+double CostModel::getMemoryFill(int64_t bytesMoved) const {
+  return getFillOf(bytesMoved, saturation.bytes, saturation.minimumFill);
+}
+
+/// The time `work` takes at `rate` times its fill (getFillOf), written as
+/// the work it occupies the device for, max(work, min(saturating,
+/// work / minimumFill)): the same value, and in floating point never
+/// smaller for more work (the division by the fill is not). No work takes
+/// none: an op without FLOPs runs no arithmetic, whatever its fill.
+static double getFilledSeconds(int64_t work, double rate, double saturating,
+                               double minimumFill) {
+  if (work <= 0)
+    return 0.0;
+  double amount = static_cast<double>(work);
+  if (saturating <= 0.0)
+    return amount / rate;
+  double belowMinimum = minimumFill > 0.0
+                            ? amount / minimumFill
+                            : std::numeric_limits<double>::infinity();
+  return std::max(amount, std::min(saturating, belowMinimum)) / rate;
 }
 
 double CostModel::estimateSeconds(int64_t flops, int64_t bytesMoved) const {
-  double compute = static_cast<double>(flops) / device.flopsPerSecond;
-  double memory = static_cast<double>(bytesMoved) / device.bytesPerSecond;
-  double ideal = std::max(compute, memory);
-  // An op with no work has nothing to run below peak.
-  if (ideal <= 0.0)
-    return device.launchSeconds;
-  double fill = getFill(flops, bytesMoved);
-  // Work only of a kind the saturation does not model: at peak.
-  if (fill <= 0.0)
-    return ideal + device.launchSeconds;
-  return ideal / fill + device.launchSeconds;
+  // Each resource at the fraction of its own peak that its own work fills:
+  // more of one kind of work never makes the other kind faster, so the
+  // estimate grows with each input.
+  double compute = getFilledSeconds(flops, device.flopsPerSecond,
+                                    saturation.flops, saturation.minimumFill);
+  double memory = getFilledSeconds(bytesMoved, device.bytesPerSecond,
+                                   saturation.bytes, saturation.minimumFill);
+  return std::max(compute, memory) + device.launchSeconds;
 }
 
 FailureOr<OpCost> CostModel::getCost(Operation *op) const {
@@ -278,18 +308,44 @@ FailureOr<OpCost> CostModel::getCost(Operation *op) const {
     cost.unit = CostUnit::Graph;
     return cost;
   }
-  StringRef name = getOpName(op);
-  auto byName = name.empty() ? measured.end() : measured.find(name);
-  // A recomputation runs the op it copies: it takes that op's measured time.
-  if (byName == measured.end())
-    if (auto of = op->getAttrOfType<StringAttr>(attr::kRecomputeOf))
-      byName = measured.find(of.getValue());
-  auto byKind = measured.find(op->getName().getStringRef());
-  if (byName != measured.end())
-    cost.cost = byName->second;
-  else if (byKind != measured.end())
-    cost.cost = byKind->second;
+  if (std::optional<double> seconds = getMeasuredSeconds(op))
+    cost.cost = *seconds;
   else
     cost.cost = estimateSeconds(cost.flops, cost.bytesMoved);
   return cost;
+}
+
+StringRef mlir::remat::stripMicroStepPrefix(StringRef name) {
+  StringRef rest = name;
+  if (!rest.consume_front("micro"))
+    return name;
+  size_t digits = rest.find_first_not_of("0123456789");
+  if (digits == 0 || digits == StringRef::npos || rest[digits] != '.')
+    return name;
+  return rest.drop_front(digits + 1);
+}
+
+std::optional<double> CostModel::getMeasuredSeconds(Operation *op) const {
+  if (measured.empty())
+    return std::nullopt;
+  auto lookup = [&](StringRef name) -> std::optional<double> {
+    if (name.empty())
+      return std::nullopt;
+    auto it = measured.find(name);
+    if (it == measured.end())
+      return std::nullopt;
+    return it->second;
+  };
+  // A recomputation runs the op it copies: it takes that op's measured time.
+  StringRef name = getOpName(op);
+  StringRef of;
+  if (auto attr = op->getAttrOfType<StringAttr>(attr::kRecomputeOf))
+    of = attr.getValue();
+  // The exact name first, then the op of micro-step 0 that an accumulated
+  // step's `micro<i>.` copy repeats (the same kernel on the same shapes).
+  for (StringRef candidate :
+       {name, of, stripMicroStepPrefix(name), stripMicroStepPrefix(of)})
+    if (std::optional<double> seconds = lookup(candidate))
+      return seconds;
+  return lookup(op->getName().getStringRef());
 }

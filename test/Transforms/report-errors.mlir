@@ -30,6 +30,10 @@
 // RUN: echo '{"remat.minimum_fill": 2}' > %t.fill.json
 // RUN: not remat-opt %s --pass-pipeline='builtin.module(remat-report{path=%t.json measured-profile=%t.fill.json})' -o /dev/null 2>&1 | FileCheck %s --check-prefix=FILL
 // FILL: error: measured profile '{{.*}}fill.json': 'remat.minimum_fill' is a fraction of peak rate, at most 1
+// A saturation figure is no time: its error says what it counts.
+// RUN: echo '{"remat.saturation_bytes": -1}' > %t.negsat.json
+// RUN: not remat-opt %s --pass-pipeline='builtin.module(remat-report{path=%t.json measured-profile=%t.negsat.json})' -o /dev/null 2>&1 | FileCheck %s --check-prefix=NEGSAT
+// NEGSAT: error: measured profile '{{.*}}negsat.json': 'remat.saturation_bytes' must map to a finite, non-negative number of bytes{{$}}
 // A kind the step does not use is fine: one profile can serve many steps.
 // RUN: echo '{"nn.conv2d": 1.0, "nn.relu": 2.0}' > %t.kinds.json
 // RUN: remat-opt %s --pass-pipeline='builtin.module(remat-report{path=%t.kinds.json.out measured-profile=%t.kinds.json})' -o /dev/null

@@ -50,9 +50,11 @@
 // CHECK-NEXT:     "kind": "nn.relu",
 // CHECK-NEXT:     "phase": "forward",
 // CHECK-NEXT:     "flops": 16,
-// h200: 128 bytes are far below the 8,650,752 that occupy the device, so
-// the op takes as long as those at 4.8 TB/s (1.80224 us), + 5 us launch.
-// CHECK-NEXT:     "est_seconds": 6.80224{{0*[0-9]?}}e-06,
+// h200: 16 FLOPs are far below the 276,824,064 that occupy the device, so
+// they take as long as those at 67 TFLOPS (4.1317 us), longer than the 128
+// bytes do below their own saturation (8,650,752 at 4.8 TB/s, 1.80224 us);
+// + 5 us launch.
+// CHECK-NEXT:     "est_seconds": 9.1317024477611{{[0-9]+}}e-06,
 // CHECK:          "workspace_bytes": 0,
 // CHECK-NEXT:     "bytes": [
 // CHECK-NEXT:       64
@@ -73,16 +75,17 @@
 // SVG: <title>2: nn.add c (backward): live 256 B</title>
 // SVG: </svg>
 
-// gtx970m: the saturating 655,360 bytes / 120 GB/s (5.4613 us) + 10 us.
+// gtx970m: the saturating 20,971,520 FLOPs / 2.66 TFLOPS (7.8840 us; the
+// saturating bytes take 5.4613 us) + 10 us.
 // GTX:      "arena_bytes": 576,
-// GTX:      "est_seconds": 1.5461333333333{{[0-9]+}}e-05,
+// GTX:      "est_seconds": 1.7884030075187{{[0-9]+}}e-05,
 
 // MEASURED:      "name": "a",
 // MEASURED:      "est_seconds": 0.5,
 // MEASURED:      "name": "b",
 // MEASURED:      "est_seconds": 2,
 // MEASURED:      "name": "c",
-// MEASURED:      "est_seconds": 6.80224
+// MEASURED:      "est_seconds": 9.1317024477611
 
 func.func @step(%x: tensor<16xf32> {remat.name = "x", remat.role = "input"}) -> tensor<16xf32> {
   %a = nn.relu %x {remat.name = "a", remat.phase = "forward"} : tensor<16xf32>

@@ -32,9 +32,10 @@ cl::SubCommand
 cl::SubCommand
     sweepCommand("sweep",
                  "Extra compute against budget for the step at one batch");
-cl::SubCommand planCommand(
-    "plan", "The fastest way to train at a batch within the budget: "
-            "rematerialization, gradient accumulation, or both");
+cl::SubCommand
+    planCommand("plan",
+                "The fastest way to train at a batch within the budget: "
+                "rematerialization, gradient accumulation, or both");
 cl::SubCommand
     opsCommand("ops",
                "The step's forward ops: name, kind, result bytes, and the "
@@ -100,6 +101,17 @@ static cl::opt<std::string> maxOverheadOption(
              "this percentage (20%) of the same batch's without "
              "recomputation (default: none)"),
     cl::cat(getToolCategory()));
+// The cost model's measured profile (issue 21 review): the commands whose
+// own code builds the cost model that plans.
+static cl::opt<std::string> measuredProfileOption(
+    "measured-profile", cl::sub(maxBatchCommand), cl::sub(planCommand),
+    cl::sub(sweepCommand),
+    cl::desc("Measured op times (JSON: op name or kind -> seconds) and "
+             "saturation keys (remat.saturation_flops, "
+             "remat.saturation_bytes, remat.minimum_fill) replacing the "
+             "device's estimates, as remat-report's measured-profile "
+             "(default: none)"),
+    cl::cat(getToolCategory()));
 cl::opt<int> pointsOption("points", cl::init(8), cl::sub(sweepCommand),
                           cl::desc("Budgets in the sweep (default: 8)"),
                           cl::cat(getToolCategory()));
@@ -116,13 +128,11 @@ static cl::opt<double> lrOption("lr", cl::init(0.0), cl::sub(maxBatchCommand),
                                          "optimizer's own, SGD 0.01, Adam "
                                          "0.001)"),
                                 cl::cat(getToolCategory()));
-static cl::opt<double> momentumOption("momentum", cl::init(0.0),
-                                      cl::sub(maxBatchCommand),
-                                      cl::sub(compileCommand),
-                                      cl::sub(sweepCommand),
-                                      cl::sub(planCommand),
-                                      cl::desc("SGD momentum (default: 0)"),
-                                      cl::cat(getToolCategory()));
+static cl::opt<double>
+    momentumOption("momentum", cl::init(0.0), cl::sub(maxBatchCommand),
+                   cl::sub(compileCommand), cl::sub(sweepCommand),
+                   cl::sub(planCommand), cl::desc("SGD momentum (default: 0)"),
+                   cl::cat(getToolCategory()));
 static cl::opt<int64_t> classesOption(
     "classes", cl::init(0), cl::sub(maxBatchCommand), cl::sub(compileCommand),
     cl::sub(sweepCommand), cl::sub(planCommand),
@@ -300,6 +310,23 @@ FailureOr<std::vector<Policy>> getPlanPolicies() {
 FailureOr<const DeviceProfile *> getDevice(MLIRContext &context) {
   return lookupDeviceProfile(rematOptions.device,
                              FileLineColLoc::get(&context, "--device", 0, 0));
+}
+
+FailureOr<CostModel>
+getCostModel(MLIRContext &context, const DeviceProfile &device,
+             llvm::function_ref<FailureOr<ModuleOp>()> buildStep) {
+  if (measuredProfileOption.empty())
+    return CostModel(device);
+  Location loc = FileLineColLoc::get(&context, "--measured-profile", 0, 0);
+  FailureOr<MeasuredProfile> measured =
+      readMeasuredProfile(measuredProfileOption, loc);
+  if (failed(measured))
+    return failure();
+  FailureOr<ModuleOp> step = buildStep();
+  if (failed(step) || failed(checkMeasuredProfileKeys(
+                          *measured, *step, measuredProfileOption, loc)))
+    return failure();
+  return CostModel(device, std::move(*measured));
 }
 
 FailureOr<std::optional<double>> getMaxOverhead() {

@@ -7,6 +7,8 @@
 #include "remat/Driver/BatchSearch.h"
 #include "remat/Transforms/RematOptions.h"
 
+#include "mlir/IR/BuiltinOps.h"
+#include "llvm/ADT/STLFunctionalExtras.h"
 #include "llvm/Support/CommandLine.h"
 
 #include <optional>
@@ -67,6 +69,16 @@ FailureOr<std::vector<Policy>> getPolicies();
 FailureOr<std::vector<Policy>> getPlanPolicies();
 
 FailureOr<const DeviceProfile *> getDevice(MLIRContext &context);
+
+/// The cost model of `device`, with --measured-profile's times and
+/// saturation when given; then its keys are checked against the step
+/// `buildStep` returns, a step of the model without accumulation (whose
+/// names the `micro<i>.` copies of an accumulated step repeat;
+/// CostModel.h). Emits an error and fails for an unreadable profile or a
+/// key that names no op of that step.
+FailureOr<CostModel>
+getCostModel(MLIRContext &context, const DeviceProfile &device,
+             llvm::function_ref<FailureOr<ModuleOp>()> buildStep);
 
 /// max-batch's --max-overhead as a fraction (20% -> 0.2); none when not
 /// given.

@@ -3,7 +3,7 @@
 //   remat max-batch MODEL.pt --sample-shape=3x224x224xf32 --budget=2.5GB
 //         [--device=gtx970m] [--optimizer=adam] [--policies=none,sqrt,auto]
 //         [--checkpoints=OP,OP,...] [--max-batch=N] [--max-overhead=P%]
-//         [--json]
+//         [--measured-profile=F.json] [--json]
 //   remat compile MODEL.pt --input-shape=31x3x224x224xf32 --budget=2.5GB
 //         -o step.mlir [--solver=auto] [--checkpoints=OP,...]
 //         [--report=F.json] [--timeline=F.svg] [--write-unplanned=F.mlir]
@@ -11,7 +11,8 @@
 //         [--solver=auto] [--svg=F.svg] [--json]
 //   remat ops MODEL.pt --input-shape=31x3x224x224xf32 [--json]
 //   remat plan MODEL.pt --sample-shape=3x224x224xf32 --batch=64
-//         --budget=2.5GB [--policies=none,auto] [--json] [-o step.mlir]
+//         --budget=2.5GB [--policies=none,auto] [--measured-profile=F.json]
+//         [--json] [-o step.mlir]
 //
 // A thin layer over the library: the TorchScript importer, remat-autodiff,
 // the rematerialization planner and the report (Driver/BatchSearch.h).
@@ -99,10 +100,13 @@ static int runMaxBatch(MLIRContext &context) {
   if (maxBatchOption < 1)
     return fail("--max-batch must be at least 1, got " +
                 std::to_string(maxBatchOption));
-  CostModel costModel(**device);
   TrainingStepBuilder steps(&context, *spec);
+  // Names and module paths are the same at every batch.
+  FailureOr<CostModel> costModel =
+      getCostModel(context, **device, [&] { return steps.getStep(1); });
+  if (failed(costModel))
+    return 1;
   if (!checkpointsOption.empty()) {
-    // Names and module paths are the same at every batch.
     FailureOr<ModuleOp> first = steps.getStep(1);
     if (failed(first))
       return 1;
@@ -118,10 +122,10 @@ static int runMaxBatch(MLIRContext &context) {
   for (const Policy &policy : *policies) {
     FailureOr<MaxBatchResult> result =
         *maxOverhead
-            ? findMaxBatchWithinOverhead(steps, policy, *budget, costModel,
+            ? findMaxBatchWithinOverhead(steps, policy, *budget, *costModel,
                                          maxBatchOption, **maxOverhead,
                                          progress, rematOptions)
-            : findMaxBatch(steps, policy, *budget, costModel, maxBatchOption,
+            : findMaxBatch(steps, policy, *budget, *costModel, maxBatchOption,
                            progress, rematOptions);
     if (failed(result))
       return 1;
@@ -155,14 +159,14 @@ static int runMaxBatch(MLIRContext &context) {
 /// Prints the line compile ends with (DriverOutput.h), for the step's one
 /// function with a body.
 static LogicalResult printSummary(ModuleOp module, const RematOptions &options,
-                                  const DeviceProfile &device) {
+                                  const CostModel &costModel) {
   for (auto function : module.getOps<FunctionOpInterface>()) {
     if (function.isExternal())
       continue;
-    FailureOr<StepReport> report = buildStepReport(function, CostModel(device));
+    FailureOr<StepReport> report = buildStepReport(function, costModel);
     if (failed(report))
       return failure();
-    printCompileSummary(llvm::errs(), *report, options, device);
+    printCompileSummary(llvm::errs(), *report, options, costModel.getDevice());
     if (!checkpointsOption.empty())
       warnIfSavesNothing(report->peakBytesBefore, report->peakBytesAfter);
   }
@@ -263,7 +267,7 @@ static int runCompile(MLIRContext &context) {
   }
   if (failed(pm.run(*step->module)))
     return 1;
-  if (failed(printSummary(*step->module, options, **device)))
+  if (failed(printSummary(*step->module, options, CostModel(**device))))
     return 1;
   // In the order added: the weights, the report, the timeline, -o last.
   return writeStep(*step, **weights, **output, outputs);
@@ -298,7 +302,7 @@ static LogicalResult openPlanOutputs(PlanOutputs &outputs) {
 /// same solver and options), plans its memory, and writes it with its
 /// weights to -o.
 static int writePlannedStep(MLIRContext &context, const ModelSpec &spec,
-                            const PlanResult &plan, const DeviceProfile &device,
+                            const PlanResult &plan, const CostModel &costModel,
                             PlanOutputs &outputs) {
   const PlanCandidate &chosen = plan.microBatches[*plan.chosen];
   FailureOr<TorchScriptImport> step =
@@ -309,14 +313,13 @@ static int writePlannedStep(MLIRContext &context, const ModelSpec &spec,
   options.solver = chosen.policy->solver;
   // As evaluatePolicy solved it: the same schedule.
   options.lowerBound = false;
-  CostModel costModel(device);
   for (FunctionOpInterface function : getFunctionsWithBodies(*step->module))
     if (failed(rematerializeFunction(function, costModel, options)))
       return 1;
   PassManager pm(&context);
   pm.addPass(createRematPlanMemoryPass());
   if (failed(pm.run(*step->module)) ||
-      failed(printSummary(*step->module, options, device)))
+      failed(printSummary(*step->module, options, costModel)))
     return 1;
   return writeStep(*step, *outputs.weights, *outputs.step, outputs.group);
 }
@@ -365,6 +368,17 @@ static int runPlan(MLIRContext &context) {
       if (!policy.checkpoints.empty())
         policy.checkpoints = *names;
   }
+  // Keys name the ops of the step without accumulation, at micro-batch 1.
+  FailureOr<TorchScriptImport> keyStep;
+  FailureOr<CostModel> costModel =
+      getCostModel(context, **device, [&]() -> FailureOr<ModuleOp> {
+        keyStep = buildTrainingStep(*spec, 1, &context);
+        if (failed(keyStep))
+          return failure();
+        return *keyStep->module;
+      });
+  if (failed(costModel))
+    return 1;
   PlanOptions options;
   options.batch = batchOption;
   options.budgetBytes = *budget;
@@ -372,7 +386,7 @@ static int runPlan(MLIRContext &context) {
   options.remat = rematOptions;
   options.progress = progress;
   FailureOr<PlanResult> plan =
-      planTrainingBatch(*spec, &context, CostModel(**device), options);
+      planTrainingBatch(*spec, &context, *costModel, options);
   if (failed(plan))
     return 1;
   if (!plan->chosen &&
@@ -389,7 +403,7 @@ static int runPlan(MLIRContext &context) {
                 "schedule reached is " +
                 std::to_string(plan->getSmallestBytes()) + " bytes");
   if (!planOutputFile.empty() &&
-      writePlannedStep(context, *spec, *plan, **device, outputs))
+      writePlannedStep(context, *spec, *plan, *costModel, outputs))
     return 1;
   // With -o - the step is stdout: the table goes to stderr.
   llvm::raw_ostream &os = planOutputFile == "-" ? llvm::errs() : llvm::outs();
@@ -441,10 +455,13 @@ static int runSweep(MLIRContext &context) {
   FailureOr<ModuleOp> step = steps.getStep(*batch);
   if (failed(step))
     return 1;
-  CostModel costModel(**device);
+  FailureOr<CostModel> costModel =
+      getCostModel(context, **device, [&] { return step; });
+  if (failed(costModel))
+    return 1;
   Policy policy{rematOptions.solver.str(), rematOptions.solver, {}};
   FailureOr<std::vector<SweepPoint>> sweep =
-      sweepBudgets(*step, policy, pointsOption, costModel, rematOptions);
+      sweepBudgets(*step, policy, pointsOption, *costModel, rematOptions);
   if (failed(sweep))
     return 1;
   if (!svgPath.empty()) {

@@ -1,18 +1,27 @@
 //===- CostModel.h - what an op costs to run ---------------------*- C++ -*-===//
 //
 // Turns the per-op facts of the cost op interface into a cost: the estimated
-// time on a device, max(FLOPs / peak rate, bytes / bandwidth) / fill +
-// launch cost, from a table of device profiles; or a measured time from a
-// profile file; or, for the ops of an imported benchmark graph, the cost the
-// graph gives.
+// time on a device,
+//   max(FLOPs / (peak rate x computeFill), bytes / (bandwidth x memoryFill))
+//     + launch cost,
+// from a table of device profiles; or a measured time from a profile file;
+// or, for the ops of an imported benchmark graph, the cost the graph gives.
 //
-// The fill models small kernels running below peak rate: an op whose work is
-// too small to occupy the whole device (fewer thread blocks than one full
-// wave over every SM) runs at the fraction of peak that it occupies,
-//   fill = min(1, max(minimumFill, FLOPs / saturationFlops,
-//                     bytes / saturationBytes)),
-// so that on a GPU (no minimum fill) an op below saturation takes about as
-// long as the saturating work does at peak.
+// The fills model small kernels running below peak: work too small to
+// occupy the whole device (fewer thread blocks than one full wave over every
+// SM) runs at the fraction of peak that it occupies, each resource on its
+// own work:
+//   computeFill = min(1, max(minimumFill, FLOPs / saturationFlops)),
+//   memoryFill  = min(1, max(minimumFill, bytes / saturationBytes)),
+// and 1 for a resource whose saturation is 0 (not modelled). So on a GPU (no
+// minimum fill) FLOPs below saturation take as long as the saturating FLOPs
+// do at peak, and likewise bytes. Each term is continuous and never
+// decreasing in its own work for positive work (linear below minimumFill x
+// saturation, flat up to the saturation, linear above), so the estimate
+// never falls when an op does more of either kind of work. (A term with no
+// work is 0: on a GPU, where the minimum fill is 0, the first FLOP or byte
+// costs the saturating work's time, a step at 0 that is the latency the
+// model stands for.)
 // Hockney's rate = peak * w / (w + w_half) would not do: its time is
 // (w + w_half) / peak, a constant per op on top of the ideal time, the same
 // as the launch cost, whatever the op's size. Under-occupancy is instead a
@@ -28,6 +37,8 @@
 #include "mlir/IR/Operation.h"
 #include "mlir/Support/LLVM.h"
 #include "llvm/ADT/StringMap.h"
+
+#include <optional>
 
 namespace mlir::remat {
 
@@ -104,7 +115,10 @@ struct OpCost {
 };
 
 /// Measured times: op name (`remat.name`) or op kind (`nn.conv2d`) ->
-/// seconds. A name takes precedence over a kind. The keys
+/// seconds. A name takes precedence over a kind; a recomputation takes the
+/// time of the op it copies; in an accumulated step, an op of micro-step
+/// i > 0 (`micro<i>.NAME`, Autodiff.h) without a time of its own takes the
+/// time of NAME, the same op in micro-step 0. The keys
 /// kSaturationFlopsKey, kSaturationBytesKey and kMinimumFillKey, where
 /// present, replace the device's saturation for the ops left to the
 /// estimate.
@@ -128,6 +142,10 @@ LogicalResult checkMeasuredProfileKeys(const MeasuredProfile &profile,
                                        Operation *scope, StringRef path,
                                        Location loc);
 
+/// `name` without the `micro<i>.` prefix gradient accumulation gives the
+/// ops of micro-step i > 0 (Autodiff.h); `name` itself when it has none.
+StringRef stripMicroStepPrefix(StringRef name);
+
 class CostModel {
 public:
   explicit CostModel(const DeviceProfile &device,
@@ -142,14 +160,23 @@ public:
   /// interface (and so cannot be planned).
   FailureOr<OpCost> getCost(Operation *op) const;
 
+  /// The measured time of `op` (MeasuredProfile says which key applies), or
+  /// none when the profile has no time for it.
+  std::optional<double> getMeasuredSeconds(Operation *op) const;
+
   /// The estimated seconds of an op with these facts on this device:
-  /// max(FLOPs / peak rate, bytes / bandwidth) / fill + launch cost.
+  /// max(FLOPs / (peak rate x compute fill),
+  ///     bytes / (bandwidth x memory fill)) + launch cost.
   double estimateSeconds(int64_t flops, int64_t bytesMoved) const;
 
-  /// The fraction of the device's peak rate an op with these facts reaches,
-  /// in [0, 1]: 1 when no saturation is modelled; 0 only for an op with no
-  /// work of a modelled kind (estimateSeconds takes that one at peak).
-  double getFill(int64_t flops, int64_t bytesMoved) const;
+  /// The fraction of the peak FLOP rate `flops` reach, in [0, 1]: 1 when
+  /// FLOPs are not modelled (saturation 0), else the occupancy bounded by
+  /// the minimum fill and 1 (0 only for no FLOPs and no minimum fill).
+  double getComputeFill(int64_t flops) const;
+
+  /// The fraction of the peak bandwidth `bytesMoved` reach, as
+  /// getComputeFill does for FLOPs.
+  double getMemoryFill(int64_t bytesMoved) const;
 
 private:
   const DeviceProfile &device;
