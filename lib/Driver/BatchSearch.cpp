@@ -44,18 +44,6 @@ static std::vector<llvm::StringRef> getForwardNames(func::FuncOp function) {
   return names;
 }
 
-/// `name` without an accumulated step's `micro<i>.` prefix (i >= 1), or
-/// empty when it has none.
-static llvm::StringRef stripMicroStepPrefix(llvm::StringRef name) {
-  if (!name.consume_front("micro"))
-    return {};
-  size_t digits = name.find_first_not_of("0123456789");
-  if (digits == 0 || digits == llvm::StringRef::npos || name[0] == '0' ||
-      name[digits] != '.')
-    return {};
-  return name.drop_front(digits + 1);
-}
-
 /// Whether `function` is an accumulated step (remat-autodiff
 /// accumulation-steps=K > 1): micro-step 1 repeats micro-step 0's forward
 /// as `micro1.<name>`, so its first forward op has that copy.
