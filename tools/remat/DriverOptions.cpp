@@ -247,14 +247,17 @@ FailureOr<int64_t> getBudgetBytes() {
   return budget.getBytes();
 }
 
-FailureOr<std::vector<Policy>> getPolicies() {
+/// The policies of a --policies list. `checkpoints` needs --checkpoints
+/// (only a default list leaves it out quietly); `marks` is refused where
+/// the steps carry no remat.policy marks (plan's).
+static FailureOr<std::vector<Policy>>
+parsePolicies(const llvm::cl::opt<std::string> &option, bool acceptMarks) {
   std::vector<Policy> policies;
   llvm::SmallVector<llvm::StringRef> names;
-  llvm::StringRef(policiesOption).split(names, ',', -1, false);
+  llvm::StringRef(option).split(names, ',', -1, false);
   for (llvm::StringRef name : names) {
     if (name == "checkpoints") {
-      // Only the default list leaves it out quietly.
-      if (checkpointsOption.empty() && policiesOption.getNumOccurrences())
+      if (checkpointsOption.empty() && option.getNumOccurrences())
         return fail("--policies names 'checkpoints', which needs "
                     "--checkpoints=OP,... (`remat ops` lists the names)"),
                failure();
@@ -265,33 +268,7 @@ FailureOr<std::vector<Policy>> getPolicies() {
       policies.push_back({"checkpoints", SolverSpec(SolverKind::Marks), ops});
       continue;
     }
-    std::string error;
-    std::optional<SolverSpec> solver = SolverSpec::parse(name, error);
-    if (!solver)
-      return fail("--policies: " + error), failure();
-    policies.push_back({name.str(), *solver, {}});
-  }
-  if (policies.empty())
-    return fail("--policies names no policy"), failure();
-  return policies;
-}
-
-FailureOr<std::vector<Policy>> getPlanPolicies() {
-  std::vector<Policy> policies;
-  llvm::SmallVector<llvm::StringRef> names;
-  llvm::StringRef(planPoliciesOption).split(names, ',', -1, false);
-  for (llvm::StringRef name : names) {
-    if (name == "checkpoints") {
-      if (checkpointsOption.empty())
-        return fail("--policies names 'checkpoints', which needs "
-                    "--checkpoints=OP,... (`remat ops` lists the names)"),
-               failure();
-      std::vector<std::string> ops(checkpointsOption.begin(),
-                                   checkpointsOption.end());
-      policies.push_back({"checkpoints", SolverSpec(SolverKind::Marks), ops});
-      continue;
-    }
-    if (name == "marks")
+    if (name == "marks" && !acceptMarks)
       return fail("--policies names 'marks', which follows remat.policy "
                   "marks that plan's steps do not have: use 'checkpoints' "
                   "with --checkpoints=OP,..."),
@@ -305,6 +282,14 @@ FailureOr<std::vector<Policy>> getPlanPolicies() {
   if (policies.empty())
     return fail("--policies names no policy"), failure();
   return policies;
+}
+
+FailureOr<std::vector<Policy>> getPolicies() {
+  return parsePolicies(policiesOption, /*acceptMarks=*/true);
+}
+
+FailureOr<std::vector<Policy>> getPlanPolicies() {
+  return parsePolicies(planPoliciesOption, /*acceptMarks=*/false);
 }
 
 FailureOr<const DeviceProfile *> getDevice(MLIRContext &context) {
