@@ -1,7 +1,8 @@
 //===- Npy.cpp - NumPy .npy arrays ----------------------------------------===//
 //
-// The header is a Python dict literal; only the keys NumPy writes are read:
-// 'descr', 'fortran_order' (must be False) and 'shape'. bf16 is stored as
+// The header is a Python dict literal with exactly the keys NumPy writes:
+// 'descr', 'fortran_order' and 'shape'. Fortran-order data is reordered into
+// C order on reading. bf16 is stored as
 // '<V2' by some tools; remat writes and reads it as '<u2'-sized raw data
 // under the descr 'bfloat16'.
 //
@@ -11,8 +12,11 @@
 #include "remat/Support/OutputFile.h"
 
 #include "llvm/ADT/StringExtras.h"
+#include "llvm/ADT/StringMap.h"
 #include "llvm/Support/MathExtras.h"
 #include "llvm/Support/MemoryBuffer.h"
+
+#include <cstring>
 
 using namespace mlir;
 using namespace mlir::remat;
@@ -45,25 +49,156 @@ int64_t NpyArray::getNumElements() const {
   return count;
 }
 
-/// The text between the quotes after `key` in the header dict.
-static std::optional<llvm::StringRef> getQuoted(llvm::StringRef header,
-                                                llvm::StringRef key) {
-  size_t at = header.find(key);
-  if (at == llvm::StringRef::npos)
-    return std::nullopt;
-  llvm::StringRef rest = header.drop_front(at + key.size());
-  size_t colon = rest.find(':');
-  if (colon == llvm::StringRef::npos)
-    return std::nullopt;
-  rest = rest.drop_front(colon + 1);
-  size_t open = rest.find_first_of("'\"");
-  if (open == llvm::StringRef::npos)
-    return std::nullopt;
-  char quote = rest[open];
-  size_t close = rest.find(quote, open + 1);
+namespace {
+/// The header dict, as NumPy's `ast.literal_eval` reads it: exactly the keys
+/// 'descr' (a string), 'fortran_order' (True or False) and 'shape' (a tuple
+/// of non-negative integers), each key quoted with ' or ", any spacing, and
+/// trailing commas allowed.
+struct NpyHeader {
+  std::string descr;
+  bool fortranOrder = false;
+  std::vector<int64_t> shape;
+};
+
+/// A recursive-descent reader of the dict literal; each method returns false
+/// and sets `problem` on what it cannot read.
+class NpyHeaderParser {
+public:
+  explicit NpyHeaderParser(llvm::StringRef text) : rest(text) {}
+
+  bool parse(NpyHeader &header);
+  std::string problem;
+
+private:
+  void skipSpace() { rest = rest.ltrim(" \t\r\n"); }
+  bool consume(char c) {
+    skipSpace();
+    if (!rest.consume_front(llvm::StringRef(&c, 1)))
+      return false;
+    return true;
+  }
+  bool fail(const llvm::Twine &message) {
+    if (problem.empty())
+      problem = message.str();
+    return false;
+  }
+  bool parseString(std::string &value);
+  bool parseBool(bool &value);
+  bool parseShape(std::vector<int64_t> &shape);
+  bool parseEntry(NpyHeader &header, llvm::StringMap<bool> &seen);
+
+  llvm::StringRef rest;
+};
+} // namespace
+
+bool NpyHeaderParser::parseString(std::string &value) {
+  skipSpace();
+  if (rest.empty() || (rest.front() != '\'' && rest.front() != '"'))
+    return fail("a quoted string was expected");
+  char quote = rest.front();
+  size_t close = rest.find(quote, 1);
   if (close == llvm::StringRef::npos)
-    return std::nullopt;
-  return rest.slice(open + 1, close);
+    return fail("a string is not closed");
+  value = rest.slice(1, close).str();
+  if (llvm::StringRef(value).contains('\\'))
+    return fail("a string holds an escape");
+  rest = rest.drop_front(close + 1);
+  return true;
+}
+
+bool NpyHeaderParser::parseBool(bool &value) {
+  skipSpace();
+  if (rest.consume_front("True"))
+    value = true;
+  else if (rest.consume_front("False"))
+    value = false;
+  else
+    return fail("'fortran_order' is neither True nor False");
+  return true;
+}
+
+bool NpyHeaderParser::parseShape(std::vector<int64_t> &shape) {
+  if (!consume('('))
+    return fail("'shape' is not a tuple");
+  while (!consume(')')) {
+    skipSpace();
+    size_t digits = rest.find_first_not_of("0123456789");
+    int64_t size;
+    if (digits == 0 || rest.take_front(digits).getAsInteger(10, size))
+      return fail("'shape' holds something other than sizes");
+    rest = rest.drop_front(digits);
+    shape.push_back(size);
+    if (!consume(',')) {
+      if (!consume(')'))
+        return fail("'shape' is not a tuple");
+      break;
+    }
+  }
+  return true;
+}
+
+bool NpyHeaderParser::parseEntry(NpyHeader &header,
+                                 llvm::StringMap<bool> &seen) {
+  std::string key;
+  if (!parseString(key))
+    return false;
+  if (!consume(':'))
+    return fail("a ':' is missing after '" + key + "'");
+  if (!seen.try_emplace(key, true).second)
+    return fail("'" + key + "' appears twice");
+  if (key == "descr")
+    return parseString(header.descr);
+  if (key == "fortran_order")
+    return parseBool(header.fortranOrder);
+  if (key == "shape")
+    return parseShape(header.shape);
+  return fail("it has the unknown key '" + key + "'");
+}
+
+bool NpyHeaderParser::parse(NpyHeader &header) {
+  llvm::StringMap<bool> seen;
+  if (!consume('{'))
+    return fail("it is not a dict");
+  while (!consume('}')) {
+    if (!parseEntry(header, seen))
+      return false;
+    if (!consume(',')) {
+      if (!consume('}'))
+        return fail("a ',' or '}' is missing");
+      break;
+    }
+  }
+  skipSpace();
+  if (!rest.empty())
+    return fail("text follows the dict");
+  for (const char *key : {"descr", "fortran_order", "shape"})
+    if (!seen.count(key))
+      return fail(llvm::Twine("it has no '") + key + "'");
+  return true;
+}
+
+/// The C-order copy of Fortran-order `data`: element (i0, ..., in-1) is at
+/// i0 + s0 * (i1 + s1 * (...)) elements in Fortran order.
+static std::vector<uint8_t> toCOrder(llvm::ArrayRef<uint8_t> data,
+                                     llvm::ArrayRef<int64_t> shape,
+                                     int64_t elementBytes) {
+  std::vector<uint8_t> result(data.size());
+  int64_t count = elementBytes == 0 ? 0 : int64_t(data.size()) / elementBytes;
+  std::vector<int64_t> index(shape.size(), 0);
+  for (int64_t c = 0; c < count; ++c) {
+    int64_t f = 0;
+    for (size_t d = shape.size(); d-- > 0;)
+      f = f * shape[d] + index[d];
+    std::memcpy(result.data() + c * elementBytes,
+                data.data() + f * elementBytes, elementBytes);
+    // The next C-order index: the last dimension fastest.
+    for (size_t d = shape.size(); d-- > 0;) {
+      if (++index[d] < shape[d])
+        break;
+      index[d] = 0;
+    }
+  }
+  return result;
 }
 
 std::optional<NpyArray> mlir::remat::readNpy(llvm::StringRef path,
@@ -98,42 +233,25 @@ std::optional<NpyArray> mlir::remat::parseNpy(llvm::StringRef bytes,
     error = "'" + path.str() + "' has a truncated header";
     return std::nullopt;
   }
-  llvm::StringRef header = bytes.substr(headerStart, headerLength);
+  NpyHeaderParser parser(bytes.substr(headerStart, headerLength));
+  NpyHeader header;
+  if (!parser.parse(header)) {
+    error = "'" + path.str() + "' has a malformed header: " + parser.problem;
+    return std::nullopt;
+  }
   NpyArray array;
-  std::optional<llvm::StringRef> descr = getQuoted(header, "descr");
   bool known = false;
   for (const TypeName &name : kTypes)
-    if (descr && *descr == name.descr) {
+    if (header.descr == name.descr) {
       array.type = name.type;
       known = true;
     }
   if (!known) {
     error = "'" + path.str() + "' has an unsupported element type '" +
-            (descr ? descr->str() : std::string("?")) + "'";
+            header.descr + "'";
     return std::nullopt;
   }
-  if (header.contains("'fortran_order': True")) {
-    error = "'" + path.str() + "' is in Fortran order; remat reads C order";
-    return std::nullopt;
-  }
-  size_t shapeAt = header.find("'shape':");
-  size_t open = header.find('(', shapeAt);
-  size_t close = header.find(')', open);
-  if (shapeAt == llvm::StringRef::npos || open == llvm::StringRef::npos ||
-      close == llvm::StringRef::npos) {
-    error = "'" + path.str() + "' has no shape in its header";
-    return std::nullopt;
-  }
-  llvm::SmallVector<llvm::StringRef> dims;
-  header.slice(open + 1, close).split(dims, ',', -1, false);
-  for (llvm::StringRef dim : dims) {
-    int64_t size;
-    if (dim.trim().getAsInteger(10, size) || size < 0) {
-      error = "'" + path.str() + "' has a malformed shape";
-      return std::nullopt;
-    }
-    array.shape.push_back(size);
-  }
+  array.shape = header.shape;
   // The data's size, checked for overflow: a header may claim anything.
   int64_t dataBytes = getNpyTypeBytes(array.type);
   for (int64_t size : array.shape) {
@@ -149,6 +267,8 @@ std::optional<NpyArray> mlir::remat::parseNpy(llvm::StringRef bytes,
     return std::nullopt;
   }
   array.data.assign(data.begin(), data.end());
+  if (header.fortranOrder)
+    array.data = toCOrder(array.data, array.shape, getNpyTypeBytes(array.type));
   return array;
 }
 

@@ -14,8 +14,10 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "remat/Dialect/Remat/IR/RematDialect.h"
 #include "remat/Execution/CpuExecutor.h"
 #include "remat/InitAll.h"
+#include "remat/Support/FileName.h"
 #include "remat/Support/OutputFile.h"
 #include "remat/Support/ToolDiagnostics.h"
 #include "remat/Support/Version.h"
@@ -126,6 +128,29 @@ static FailureOr<FunctionOpInterface> getFunction(ModuleOp module) {
   return found;
 }
 
+/// With --output-dir, checks that every file the run would write there
+/// (`<result name>.npy`, or `<argument name>.npy` for a result that updates
+/// an argument) stays inside it, before anything runs or is written.
+static LogicalResult checkOutputNames(FunctionOpInterface function) {
+  if (outputDir.empty())
+    return success();
+  for (unsigned index = 0, e = function.getNumResults(); index < e; ++index) {
+    auto updates =
+        function.getResultAttrOfType<StringAttr>(index, attr::kUpdates);
+    auto name = function.getResultAttrOfType<StringAttr>(index, attr::kName);
+    if (!updates && !name)
+      continue; // written as result<index>.npy
+    StringRef fileName = updates ? updates.getValue() : name.getValue();
+    StringRef why = whyNotPlainFileName(fileName);
+    if (!why.empty())
+      return function.emitOpError()
+             << "--output-dir: result " << index << " would be written as '"
+             << fileName << ".npy', which is not a file name inside '"
+             << outputDir << "' (" << why << ")";
+  }
+  return success();
+}
+
 static FailureOr<CpuRunReport> runFile(StringRef path, MLIRContext &context,
                                        OwningOpRef<ModuleOp> &module,
                                        bool isReference) {
@@ -133,7 +158,7 @@ static FailureOr<CpuRunReport> runFile(StringRef path, MLIRContext &context,
   if (!module)
     return failure();
   FailureOr<FunctionOpInterface> function = getFunction(*module);
-  if (failed(function))
+  if (failed(function) || (!isReference && failed(checkOutputNames(*function))))
     return failure();
   CpuRunOptions options;
   options.seed = seed;

@@ -48,7 +48,43 @@ TEST(Npy, NegativeDimensionsAreMalformed) {
   EXPECT_EQ(errorOf(npy("{'descr': '<i4', 'fortran_order': False, "
                         "'shape': (-1, -1), }",
                         std::string(4, '\0'))),
-            "'x.npy' has a malformed shape");
+            "'x.npy' has a malformed header: 'shape' holds something other "
+            "than sizes");
+}
+
+TEST(Npy, HeaderSpacingAndQuotesAreFree) {
+  std::string error;
+  std::optional<NpyArray> array =
+      parseNpy(npy("{\"descr\":\"<i4\",\"shape\":(3,),\"fortran_order\":False}",
+                   std::string(12, '\0')),
+               "x.npy", error);
+  ASSERT_TRUE(array.has_value()) << error;
+  EXPECT_EQ(array->type, NpyType::I32);
+  EXPECT_EQ(array->shape, (std::vector<int64_t>{3}));
+}
+
+TEST(Npy, FortranOrderIsReorderedIntoCOrder) {
+  // The 2x3 matrix [[0, 1, 2], [3, 4, 5]] column by column.
+  std::string data = {0, 3, 1, 4, 2, 5};
+  std::string error;
+  std::optional<NpyArray> array =
+      parseNpy(npy("{'descr':'|u1','fortran_order':True,'shape':(2,3)}", data),
+               "x.npy", error);
+  ASSERT_TRUE(array.has_value()) << error;
+  EXPECT_EQ(array->data, (std::vector<uint8_t>{0, 1, 2, 3, 4, 5}));
+}
+
+TEST(Npy, MalformedHeadersAreNamed) {
+  EXPECT_EQ(errorOf(npy("{'descr': '<f4', 'shape': (1,), }", "abcd")),
+            "'x.npy' has a malformed header: it has no 'fortran_order'");
+  EXPECT_EQ(errorOf(npy("{'descr': '<f4', 'fortran_order': 1, 'shape': (1,)}",
+                        "abcd")),
+            "'x.npy' has a malformed header: 'fortran_order' is neither True "
+            "nor False");
+  EXPECT_EQ(errorOf(npy("{'descr': '<f4', 'fortran_order': False, "
+                        "'shape': (1,), 'extra': 1}",
+                        "abcd")),
+            "'x.npy' has a malformed header: it has the unknown key 'extra'");
 }
 
 TEST(Npy, OverflowingShapeIsAnError) {

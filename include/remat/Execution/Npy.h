@@ -1,6 +1,7 @@
 //===- Npy.h - NumPy .npy arrays ----------------------------------*- C++ -*-===//
 //
-// Reads and writes the .npy format (version 1.0, little-endian, C order) for
+// Reads and writes the .npy format (version 1.0, little-endian; C order
+// written, Fortran order reordered into C order on reading) for
 // the executors' inputs, weights and results. IR-free and LibTorch-free.
 //
 //===----------------------------------------------------------------------===//

@@ -20,6 +20,7 @@
 #include "remat/Dialect/NN/IR/NNOps.h"
 #include "remat/Dialect/Remat/IR/RematDialect.h"
 #include "remat/Execution/Random.h"
+#include "remat/Support/FileName.h"
 
 #include "mlir/IR/BuiltinTypes.h"
 #include "mlir/Interfaces/ViewLikeInterface.h"
@@ -257,9 +258,14 @@ loadArguments(FunctionOpInterface function, const CpuRunOptions &options) {
       return emitError(argument.getLoc())
              << "argument '" << name << "' has an element type remat-run "
              << "cannot hold";
+    bool fromWeights = weights && (role == "weight" || role == "buffer");
+    StringRef notFileName = whyNotPlainFileName(name);
+    if ((fromWeights || !options.inputsDir.empty()) && !notFileName.empty())
+      return emitError(argument.getLoc())
+             << "argument '" << name << "' cannot be read from '" << name
+             << ".npy' in a directory (" << notFileName << ")";
     llvm::SmallString<128> path(options.inputsDir);
     llvm::sys::path::append(path, name + ".npy");
-    bool fromWeights = weights && (role == "weight" || role == "buffer");
     if (fromWeights && (options.inputsDir.empty() ||
                         !llvm::sys::fs::exists(path))) {
       path = weights.getValue();
