@@ -1,13 +1,13 @@
 #!/usr/bin/env python3
 """memory_plan.py - peak, arena and fragmentation of every public graph and fixture.
 
-For each graph of ../shared/bench-graphs (imported with remat-translate) and
+For each graph of bench/graphs (imported with remat-translate) and
 each training-step fixture of test/Fixtures, runs remat-opt's report on the
 given order (no rematerialization) and prints a Markdown table: the peak of
 the given order, the argument bytes, the planner's arena, its fragmentation
 ((arguments + arena - peak) / peak) and the time the planning took.
 
-Usage: bench/memory_plan.py [--build build] [--graphs ../shared/bench-graphs]
+Usage: bench/memory_plan.py [--build build] [--graphs bench/graphs]
 Plain Python 3, no dependencies; needs a built remat.
 """
 
@@ -44,7 +44,7 @@ def report(build, source, is_graph):
 def main():
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--build", default=os.path.join(ROOT, "build"))
-    parser.add_argument("--graphs", default=os.path.join(ROOT, "..", "shared", "bench-graphs"))
+    parser.add_argument("--graphs", default=os.path.join(ROOT, "bench", "graphs"))
     args = parser.parse_args()
 
     inputs = [(path, True) for path in sorted(glob.glob(os.path.join(args.graphs, "*.json")))]

@@ -1,5 +1,5 @@
 #!/usr/bin/python3
-"""plan_targets.py - `remat plan`'s choice against brute force on the issue's targets.
+"""plan_targets.py - `remat plan`'s choice against brute force on two targets (NetA, GPT).
 
   python3 bench/plan_targets.py [--targets neta,gpt] [--work DIR] [--build build]
 

@@ -5,7 +5,7 @@
                [--json FILE] [--allow-failures] [--keep] [--forms traced,scripted]
   zoo_check.py --self-test [--bin-dir DIR] [--work-dir DIR]
 
-For each model (default: issue 19's 22; --all: every model of
+For each model (default: the 22 below; --all: every model of
 torchvision.models.list_models(module=torchvision.models), a benchmark),
 num_classes=10, batch 2, 64x64 inputs unless SPECS says otherwise, weights
 drawn by torch.manual_seed(0):
@@ -76,7 +76,7 @@ CLASSES = 10
 # recomputes; at batch 2 the weights are most of the peak.
 BUDGETS = ("99.5%", "99%", "98%", "97%", "95%", "90%", "80%", "70%", "50%")
 
-# Issue 19's 22 models: constructor options and input size (default 64).
+# The default 22 models: constructor options and input size (default 64).
 SPECS = {
     "alexnet": {}, "vgg11_bn": {}, "resnet18": {}, "resnet50": {},
     "resnext50_32x4d": {}, "wide_resnet50_2": {}, "squeezenet1_1": {},
@@ -720,7 +720,7 @@ def self_test(args):
 def main():
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--models", default="",
-                        help="comma-separated names (default: issue 19's 22)")
+                        help="comma-separated names (default: the 22 of the docs)")
     parser.add_argument("--all", action="store_true",
                         help="all of torchvision.models.list_models()")
     parser.add_argument("--skip", default="",

@@ -13,10 +13,14 @@ Checks, from the tools' `--help`:
   options), or of the few other programs the docs show (cmake, nvcc,
   chromium);
 - the generated references in docs/reference match the build's
-  (`ninja mlir-doc`).
+  (`ninja mlir-doc`);
+- the Markdown files stand alone: no relative link leads outside the
+  repository or to a file it does not have, and no text names a design
+  document or a tracker entry that a clone does not hold.
 Exits 1 listing what is wrong.
 
 Usage: check-docs.py BUILD_DIR
+       check-docs.py --standalone ROOT   (only the last check, on ROOT)
 """
 
 import glob
@@ -119,7 +123,55 @@ def remat_options(text):
     return options
 
 
+# Text that points to what a clone of the repository does not hold.
+OUTSIDE_REFERENCES = [
+    (re.compile(r"\.\./shared\b"), "a folder beside the repository"),
+    (re.compile(r"\bDESIGN\.md\b"), "a design document outside the repository (docs/design.md is ours)"),
+    (re.compile(r"\b[Ii]ssues? #?\d+"), "a tracker entry by number"),
+    (re.compile(r"\b(next|this|the) issue\b", re.I), "a tracker entry"),
+]
+MARKDOWN_LINK = re.compile(r"\]\(([^)\s]+)\)")
+
+
+def markdown_files(root):
+    """The repository's Markdown files, except licence texts and build trees."""
+    for folder, dirs, files in os.walk(root):
+        dirs[:] = sorted(d for d in dirs
+                         if not d.startswith(".") and not d.startswith("build"))
+        for name in sorted(files):
+            if name.endswith(".md"):
+                yield os.path.join(folder, name)
+
+
+def standalone_problems(root):
+    """What in the Markdown files under root points outside the repository."""
+    root = os.path.realpath(root)
+    problems = []
+    for path in markdown_files(root):
+        relative = os.path.relpath(path, root)
+        for number, line in enumerate(open(path, encoding="utf-8"), start=1):
+            for pattern, what in OUTSIDE_REFERENCES:
+                match = pattern.search(line)
+                if match:
+                    problems.append(f"{relative}:{number}: '{match.group(0)}' names {what}")
+            for target in MARKDOWN_LINK.findall(line):
+                if re.match(r"[a-z]+:|#", target):
+                    continue
+                resolved = os.path.realpath(
+                    os.path.join(os.path.dirname(path), target.split("#")[0]))
+                if os.path.commonpath([root, resolved]) != root:
+                    problems.append(f"{relative}:{number}: link '{target}' leads outside the repository")
+                elif not os.path.exists(resolved):
+                    problems.append(f"{relative}:{number}: link '{target}' names no file")
+    return problems
+
+
 def main():
+    if len(sys.argv) == 3 and sys.argv[1] == "--standalone":
+        problems = standalone_problems(sys.argv[2])
+        for line in problems:
+            print(line, file=sys.stderr)
+        return 1 if problems else 0
     build = sys.argv[1]
     guide = open(os.path.join(ROOT, "docs", "user-guide.md")).read()
     missing = []
@@ -162,9 +214,10 @@ def main():
             if a.read() != b.read():
                 missing.append(f"docs/reference/{committed} differs from the generated "
                                f"{generated}; copy it over")
+    missing.extend(standalone_problems(ROOT))
     for line in missing:
         print(line, file=sys.stderr)
-    print(f"checked {len(options)} options and 3 generated references")
+    print(f"checked {len(options)} options, 3 generated references and the links of the docs")
     return 1 if missing else 0
 
 

@@ -3,7 +3,7 @@
 # scripts/build-sanitized.sh) and runs each for SECONDS seconds, printing its
 # run count. Each target first replays its crash regressions
 # (test/Fuzz/Inputs/<target>/), then fuzzes from its seeds: fuzz/corpus/<target>/
-# (the issues' reproducers) and the test inputs of its kind. New inputs go to
+# (reproducers of bugs found before) and the test inputs of its kind. New inputs go to
 # BUILD_DIR/fuzz-corpus/<target>/ (kept between runs), a crash's input to
 # BUILD_DIR/fuzz-crashes/<target>/. Exits non-zero if any target crashes,
 # leaks, times out on one input or runs out of memory; turn such an input into

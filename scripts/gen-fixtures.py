@@ -183,12 +183,12 @@ def conv_attrs(stride, padding):
 
 
 # ---------------------------------------------------------------------------
-# Small conv net (seeds/002): conv -> conv -> flatten -> linear -> CE, SGD.
+# Small conv net (a blog post on checkpointing): conv -> conv -> flatten -> linear -> CE, SGD.
 # ---------------------------------------------------------------------------
 def small_convnet():
     batch, lr = 4, 0.001
     w = StepWriter("small_convnet_step", [
-        "The small conv net of ../shared/seeds/002: conv(3->32, k3, p1) ->",
+        "The small conv net of a blog post on checkpointing: conv(3->32, k3, p1) ->",
         "conv(32->64, k3, p1) -> flatten -> linear(1024 -> 10) -> cross entropy,",
         f"plain SGD (lr {lr}), batch {batch} of 3x4x4 inputs.",
     ])

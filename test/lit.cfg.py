@@ -42,13 +42,8 @@ if subprocess.run(["/usr/bin/python3", "-c", "import sklearn"],
 if config.remat_enable_cbc:
     config.available_features.add("cbc")
 
-# The public benchmark graphs live in shared/, beside the repository (CI
-# copies it there too); REMAT_BENCH_GRAPHS overrides the location.
-bench_graphs = os.environ.get(
-    "REMAT_BENCH_GRAPHS",
-    os.path.join(config.test_source_root, "..", "..", "shared", "bench-graphs"))
-if os.path.isdir(bench_graphs):
-    config.available_features.add("bench-graphs")
+# The public benchmark graphs (bench/graphs, with their sources and licences).
+bench_graphs = os.path.join(config.test_source_root, "..", "bench", "graphs")
 config.substitutions.append(("%bench_graphs", os.path.abspath(bench_graphs)))
 
 # nvcc compiles the sources --emit-cuda writes (scripts/build-cuda.sh); CUDA

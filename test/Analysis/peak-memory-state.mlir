@@ -1,4 +1,4 @@
-// State updated in place and views, by DESIGN.md's memory model: an updated
+// State updated in place and views, by the memory model (docs/design.md): an updated
 // result is written into its argument's buffer (no bytes of its own), a view
 // shares its source's bytes, and the source lives until the view's last use.
 // RUN: remat-opt %s -split-input-file --test-print-peak-memory -o /dev/null 2>&1 | FileCheck %s

@@ -1,4 +1,4 @@
-// Live bytes at every op and the peak, by DESIGN.md's memory model, checked
+// Live bytes at every op and the peak, by the memory model (docs/design.md), checked
 // against numbers computed by hand.
 // RUN: remat-opt %s -split-input-file --test-print-peak-memory -o /dev/null 2>&1 | FileCheck %s
 

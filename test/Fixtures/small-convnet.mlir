@@ -1,4 +1,4 @@
-// The small conv net of ../shared/seeds/002: conv(3->32, k3, p1) ->
+// The small conv net of a blog post on checkpointing: conv(3->32, k3, p1) ->
 // conv(32->64, k3, p1) -> flatten -> linear(1024 -> 10) -> cross entropy,
 // plain SGD (lr 0.001), batch 4 of 3x4x4 inputs.
 // Argument bytes by role: input 768, label 32, weight 118568.

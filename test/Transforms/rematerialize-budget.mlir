@@ -1,4 +1,4 @@
-// Budgets as DESIGN.md defines them: a percentage is of what the step needs
+// Budgets as docs/design.md defines them: a percentage is of what the step needs
 // as given, arguments + the packed arena of the given order (4 + 772 = 776
 // bytes here: three 4-byte values, each aligned to 256 bytes, live at once),
 // not of its peak (20 bytes). 100% and any byte budget of at least 776 are

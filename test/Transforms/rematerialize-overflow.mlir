@@ -1,5 +1,5 @@
 // Rematerialization refuses byte counts that leave the int64 range, at the
-// op where the sum overflows, whatever the budget: issue 16's reproducers
+// op where the sum overflows, whatever the budget: the reproducers
 // (`--budget=1B` on a 4e22-byte tensor; three 6.2e18-byte values at
 // `--budget=7000000000000000000B`) used to be accepted with wrapped sums.
 // RUN: remat-opt %s -split-input-file --budget=1B -verify-diagnostics -o /dev/null

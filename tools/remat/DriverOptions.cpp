@@ -94,14 +94,14 @@ cl::opt<int64_t> maxBatchOption("max-batch", cl::init(65536),
                                 cl::desc("The largest batch tried (default: "
                                          "65536)"),
                                 cl::cat(getToolCategory()));
-// max-batch --max-overhead (issue 21).
+// max-batch --max-overhead.
 static cl::opt<std::string> maxOverheadOption(
     "max-overhead", cl::sub(maxBatchCommand),
     cl::desc("Also the largest batch whose extra estimated time stays within "
              "this percentage (20%) of the same batch's without "
              "recomputation (default: none)"),
     cl::cat(getToolCategory()));
-// The cost model's measured profile (issue 21 review): the commands whose
+// The cost model's measured profile: the commands whose
 // own code builds the cost model that plans.
 static cl::opt<std::string> measuredProfileOption(
     "measured-profile", cl::sub(maxBatchCommand), cl::sub(planCommand),

@@ -207,7 +207,7 @@ TEST(Solvers, ResidualTrainingGraphsGiveValidSchedules) {
 }
 
 TEST(Solvers, ALargeResidualGraphFitsHalfItsPeak) {
-  // The shape, smaller: the heuristic meets 50% of the peak of a
+  // A ResNet-like shape, small: the heuristic meets 50% of the peak of a
   // training graph with a residual edge every four layers.
   for (double skips : {0.0, 0.2}) {
     TrainingGraphOptions graph;

@@ -19,7 +19,7 @@ TEST(ChartTest, UnitsFollowTheTypedBudget) {
 }
 
 TEST(ChartTest, BytesInTheLargestUnitWithThreeDigits) {
-  // The budget: typed 1.5GB, once shown as "1.40 GiB".
+  // A budget typed 1.5GB, once shown as "1.40 GiB".
   EXPECT_EQ(formatBytes(1.5e9, ByteUnits::Decimal), "1.5 GB");
   EXPECT_EQ(formatBytes(1.5e9, ByteUnits::Binary), "1.4 GiB");
   EXPECT_EQ(formatBytes(792600000, ByteUnits::Binary), "756 MiB");

@@ -1,6 +1,6 @@
 //===- PeakMemory.h - bytes live at every op of a step -----------*- C++ -*-===//
 //
-// The peak-memory analysis: DESIGN.md's memory model applied to the body of
+// The peak-memory analysis: the memory model (docs/design.md) applied to the body of
 // a function. Arguments are live throughout; values the function returns
 // from their definition to the end; every other value from its definition
 // to its last use; while an op runs, its operands, results and workspace
@@ -90,7 +90,7 @@ private:
   LiveProfile profile;
 };
 
-/// The DESIGN.md name of a value: the `remat.name` of an argument; for an
+/// The name of a value (docs/design.md): the `remat.name` of an argument; for an
 /// op's result, the op's `remat.name`, followed by `#k` for result k of an op
 /// with several results. Ops and arguments without a name are called by
 /// their kind and position (`nn.relu@3`, `arg2`).

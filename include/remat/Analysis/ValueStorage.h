@@ -1,6 +1,6 @@
 //===- ValueStorage.h - where the bytes of each value are -------*- C++ -*-===//
 //
-// DESIGN.md's memory model says which values share bytes: a function result
+// The memory model (docs/design.md) says which values share bytes: a function result
 // marked `remat.updates = "<argument name>"` is written into that argument's
 // buffer (state updated in place), and the result of a view op
 // (ViewLikeOpInterface: nn.reshape, nn.flatten) shares its source's bytes.

@@ -1,7 +1,7 @@
 //===- CpuExecutor.h - run a training step on the CPU with ATen --*- C++ -*-===//
 //
 // remat-run's library: executes a function of the nn dialect with ATen CPU
-// kernels for one or more steps, following DESIGN.md's memory model
+// kernels for one or more steps, following the memory model (docs/design.md)
 // (ValueStorage): every arena value at its planned offset in one arena,
 // updated state written into its argument's buffer (which carries it to the
 // next step), views as their owner's bytes reinterpreted; it checks the plan

@@ -1,6 +1,6 @@
 //===- GraphJsonImport.cpp - public benchmark graphs as MLIR --------------===//
 //
-// Reads the two node-link formats of ../shared/bench-graphs into one plain
+// Reads the two node-link formats of bench/graphs into one plain
 // graph (nodes with name, bytes, cost, phase; edges in file order; an order
 // to emit them in), validates it, then emits the function. Every error names
 // the node or edge it is about. The text is scanned for its nesting depth
@@ -50,7 +50,7 @@ struct Graph {
   std::vector<size_t> order;
 };
 
-/// The two formats of ../shared/bench-graphs/README.md.
+/// The two formats of bench/graphs/README.md.
 enum class Format { Checkmate, RandomLayered };
 
 class GraphReader {

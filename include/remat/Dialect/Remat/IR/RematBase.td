@@ -18,8 +18,8 @@ def Remat_Dialect : Dialect {
   let cppNamespace = "::mlir::remat";
   let summary = "Names, roles, phases and policies of a training step";
   let description = [{
-    Attributes read by the remat passes and tools (see docs/DESIGN.md of the
-    project, "The IR"):
+    Attributes read by the remat passes and tools (see docs/design.md,
+    "The IR"):
 
     | attribute | where | values |
     |---|---|---|
