@@ -6,8 +6,9 @@
 // (checked against every live slot first); updated state is written into
 // its argument's buffer, which the next step reads; a view is its owner's
 // tensor reinterpreted. The executor measures the arena's occupancy at every
-// op and the bytes ATen held outside it, and catches c10::Error at its
-// boundary.
+// op and the bytes ATen held outside it. A kernel's c10::Error or
+// std::exception is an error at its op (Kernels.cpp); one thrown outside a
+// kernel is caught at the executor's boundary.
 //
 //===----------------------------------------------------------------------===//
 
@@ -612,5 +613,7 @@ FailureOr<CpuRunReport> mlir::remat::runOnCpu(FunctionOpInterface function,
   } catch (const c10::Error &error) {
     return function.emitOpError()
            << "ATen failed: " << error.what_without_backtrace();
+  } catch (const std::exception &error) {
+    return function.emitOpError() << "failed: " << error.what();
   }
 }

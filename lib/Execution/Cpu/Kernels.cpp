@@ -76,6 +76,12 @@ static std::vector<int64_t> shapeOf(Type type) {
   return std::vector<int64_t>(shape.begin(), shape.end());
 }
 
+/// `tensor` [..., K] as a matrix [rows, K] (a vector as one row); unlike
+/// reshape({-1, K}), also when K or the rows are 0.
+static at::Tensor asRows(const at::Tensor &tensor) {
+  return tensor.dim() == 1 ? tensor.unsqueeze(0) : tensor.flatten(0, -2);
+}
+
 static at::Tensor emptyOf(Type type) {
   return at::empty(shapeOf(type),
                    *getScalarType(cast<RankedTensorType>(type).getElementType()));
@@ -225,12 +231,10 @@ std::optional<Tensors> KernelRunner::linear() {
         return Tensors{at::matmul(in[0], in[1])};
       })
       .Case([&](nn::LinearBackwardWeightOp) {
-        at::Tensor grad = in[0].reshape({-1, in[0].size(-1)});
-        at::Tensor input = in[1].reshape({-1, in[1].size(-1)});
-        return Tensors{at::mm(grad.t(), input)};
+        return Tensors{at::mm(asRows(in[0]).t(), asRows(in[1]))};
       })
       .Case([&](nn::LinearBackwardBiasOp) {
-        return Tensors{in[0].reshape({-1, in[0].size(-1)}).sum(0)};
+        return Tensors{asRows(in[0]).sum(0)};
       })
       .Case([&](nn::MatmulOp) {
         return Tensors{at::matmul_out(out(), in[0], in[1])};
@@ -496,5 +500,14 @@ FailureOr<Tensors> KernelRunner::run() {
 FailureOr<Tensors> mlir::remat::runKernel(Operation *op,
                                           ArrayRef<at::Tensor> operands,
                                           ArrayRef<at::Tensor> outs) {
-  return KernelRunner(op, operands, outs).run();
+  if (failed(checkIndexOperands(op, operands)))
+    return failure();
+  try {
+    return KernelRunner(op, operands, outs).run();
+  } catch (const c10::Error &error) {
+    return op->emitOpError()
+           << "ATen failed: " << error.what_without_backtrace();
+  } catch (const std::exception &error) {
+    return op->emitOpError() << "ATen failed: " << error.what();
+  }
 }

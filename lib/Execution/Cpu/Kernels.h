@@ -28,6 +28,11 @@ FailureOr<std::vector<at::Tensor>> runKernel(Operation *op,
                                              ArrayRef<at::Tensor> operands,
                                              ArrayRef<at::Tensor> outs);
 
+/// Checks the index operands of `op` (max-pool indices, embedding rows,
+/// cross-entropy labels) against what they index, before ATen sees them;
+/// emits an error at `op` naming the first bad index and fails.
+LogicalResult checkIndexOperands(Operation *op, ArrayRef<at::Tensor> operands);
+
 /// The dropout mask (1 kept, 0 dropped) of `count` elements drawn from the
 /// counter-based generator keyed by the seed operand's value.
 at::Tensor getDropoutMask(int64_t seedValue, double p, at::IntArrayRef shape,
