@@ -6,6 +6,10 @@
 #include "remat/Dialect/NN/IR/NNOps.h"
 #include "remat/Dialect/Remat/IR/RematDialect.h"
 
+#include "llvm/Support/Format.h"
+
+#include <cmath>
+
 using namespace mlir;
 using namespace mlir::remat;
 
@@ -111,12 +115,47 @@ static void appendAdam(func::FuncOp function, OpBuilder &b,
   results.add(increment, "step.new", getValueName(step));
 }
 
+/// Checks that every hyperparameter the optimizer applies is finite and fits
+/// the element type of every weight it updates (lr=1e300 overflows f32).
+static LogicalResult checkHyperparameters(func::FuncOp function,
+                                          ArrayRef<BlockArgument> weights,
+                                          const AutodiffOptions &options) {
+  SmallVector<std::pair<StringRef, double>> values;
+  if (options.optimizer == "sgd")
+    values = {{"lr", options.lr},
+              {"momentum", options.momentum},
+              {"weight-decay", options.weightDecay}};
+  else if (options.optimizer == "adam")
+    values = {{"lr", options.lr},       {"beta1", options.beta1},
+              {"beta2", options.beta2}, {"eps", options.eps},
+              {"weight-decay", options.weightDecay}};
+  for (auto [name, value] : values) {
+    std::string text;
+    llvm::raw_string_ostream(text) << llvm::format("%g", value);
+    if (!std::isfinite(value))
+      return emitFunctionError(function)
+             << "optimizer option " << name << "=" << text
+             << " is not a finite number";
+    for (BlockArgument weight : weights) {
+      Type elementType = getElementTypeOrSelf(weight.getType());
+      if (!nn::fitsElementType(value, elementType))
+        return emitFunctionError(function)
+               << "optimizer option " << name << "=" << text
+               << " overflows the element type " << elementType
+               << " of weight '" << getValueName(weight) << "'";
+    }
+  }
+  return success();
+}
+
 LogicalResult mlir::remat::appendOptimizerUpdate(
     func::FuncOp function, OpBuilder &builder, ArrayRef<BlockArgument> weights,
     ArrayRef<Value> gradients, const AutodiffOptions &options,
     StepResults &results, SmallVectorImpl<Operation *> &updateOps,
     Operation *&stepIncrement) {
   stepIncrement = nullptr;
+  if (failed(checkHyperparameters(function, weights, options)))
+    return failure();
   if (options.optimizer == "sgd") {
     appendSgd(function, builder, weights, gradients, options, results,
               updateOps);

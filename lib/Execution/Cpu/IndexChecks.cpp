@@ -12,6 +12,7 @@
 #include "Kernels.h"
 
 #include "remat/Dialect/NN/IR/NNOps.h"
+#include "remat/Dialect/Remat/IR/RematDialect.h"
 
 #include "llvm/ADT/TypeSwitch.h"
 
@@ -47,7 +48,7 @@ static LogicalResult checkRange(Operation *op, const at::Tensor &indices,
     int64_t value = data[i];
     if ((value >= 0 && value < count) || (allowed && value == *allowed))
       continue;
-    InFlightDiagnostic diagnostic = op->emitOpError();
+    InFlightDiagnostic diagnostic = remat::emitOpError(op);
     diagnostic << "has " << what << " " << value << " at "
                << formatPosition(values.sizes(), i) << ", outside " << range;
     if (allowed)

@@ -15,6 +15,7 @@
 #include "Kernels.h"
 
 #include "remat/Dialect/NN/IR/NNOps.h"
+#include "remat/Dialect/Remat/IR/RematDialect.h"
 #include "remat/Execution/Random.h"
 
 #include "mlir/IR/BuiltinTypes.h"
@@ -505,9 +506,9 @@ FailureOr<Tensors> mlir::remat::runKernel(Operation *op,
   try {
     return KernelRunner(op, operands, outs).run();
   } catch (const c10::Error &error) {
-    return op->emitOpError()
-           << "ATen failed: " << error.what_without_backtrace();
+    return remat::emitOpError(op)
+           << "failed in ATen: " << error.what_without_backtrace();
   } catch (const std::exception &error) {
-    return op->emitOpError() << "ATen failed: " << error.what();
+    return remat::emitOpError(op) << "failed in ATen: " << error.what();
   }
 }

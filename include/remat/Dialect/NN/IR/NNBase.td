@@ -62,13 +62,20 @@ class NN_DefaultPair<string h, string w>
 // Base op classes
 //===----------------------------------------------------------------------===//
 
-/// Every nn op is pure and implements the cost interface; each op defines its
-/// own FLOP count (and overrides other interface methods where the defaults
-/// are wrong for it).
+/// Every float attribute of an nn op fits its first result's element type
+/// (NNTraits.h).
+def NN_ScalarAttributesFit : NativeOpTrait<"ScalarAttributesFitElementType"> {
+  let cppNamespace = "::mlir::nn";
+}
+
+/// Every nn op is pure, implements the cost interface and carries only
+/// constants its element type holds; each op defines its own FLOP count (and
+/// overrides other interface methods where the defaults are wrong for it).
 class NN_Op<string mnemonic, list<Trait> traits = [],
             list<string> costMethods = []>
     : Op<NN_Dialect, mnemonic,
-         !listconcat([Pure, DeclareOpInterfaceMethods<CostOpInterface,
+         !listconcat([Pure, NN_ScalarAttributesFit,
+                      DeclareOpInterfaceMethods<CostOpInterface,
                                 !listconcat(["getFlopCount"], costMethods)>],
                      traits)>;
 

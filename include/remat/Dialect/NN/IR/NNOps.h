@@ -15,6 +15,7 @@
 #include "mlir/Interfaces/SideEffectInterfaces.h"
 #include "mlir/Interfaces/ViewLikeInterface.h"
 #include "remat/Dialect/NN/IR/NNDialect.h"
+#include "remat/Dialect/NN/IR/NNTraits.h"
 #include "remat/Interfaces/CostOpInterface.h"
 
 #define GET_OP_CLASSES
