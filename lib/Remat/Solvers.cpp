@@ -212,11 +212,26 @@ SolverResult mlir::remat::solveWithoutMilp(const RematProblem &problem,
   SolverResult best = notApplicable("auto", "no solver applies");
   std::optional<int64_t> smallestPeak;
   bool timedOut = false;
-  // Each candidate is folded in as it comes, so that only the best one's
-  // schedule and simulation stay in memory (a million-node step).
+  // Where the arena must fit (fit-arena), a schedule that meets the target
+  // and packs within it beats any that does not: the cheapest peak may
+  // fragment past the budget while a dearer one packs tightly. Only a
+  // candidate cheaper than the best that packs is packed.
+  std::optional<SolverResult> bestPacking;
+  auto packsWithinTarget = [&](const SolverResult &candidate) {
+    bool meetsTarget = candidate.status == SolveStatus::Feasible ||
+                       candidate.status == SolveStatus::Optimal;
+    return options.fitArena && meetsTarget &&
+           (!bestPacking || isBetter(candidate, *bestPacking)) &&
+           getPackedBytes(problem, candidate.simulation) <=
+               options.budgetBytes;
+  };
+  // Each candidate is folded in as it comes, so that only the best ones'
+  // schedules and simulations stay in memory (a million-node step).
   auto consider = [&](SolverResult candidate) {
     timedOut |= candidate.timedOut;
     foldSmallestPeak(smallestPeak, candidate.smallestPeakBytes);
+    if (packsWithinTarget(candidate))
+      bestPacking = candidate;
     if (isBetter(candidate, best))
       best = std::move(candidate);
   };
@@ -229,6 +244,8 @@ SolverResult mlir::remat::solveWithoutMilp(const RematProblem &problem,
   consider(solveChain(problem, options));
   consider(solveBlocks(problem, options));
   consider(solveHeuristic(problem, options));
+  if (bestPacking)
+    best = std::move(*bestPacking);
   // The search reorders and searches from the best so far; it only adds a
   // candidate, and is skipped where nothing can be cheaper (a fitting
   // schedule that computes every node once).

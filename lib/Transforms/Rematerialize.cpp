@@ -300,80 +300,175 @@ static LogicalResult resolveBudget(FunctionOpInterface function,
   return success();
 }
 
-/// Solves, re-solving with a tighter target while packing pushes the
-/// arguments + arena over the budget; records in `plan` the attempt that
-/// meets the budget, else the one closest to it.
+namespace {
+/// One solve at one target and what its schedule needs once packed.
+struct ArenaAttempt {
+  SolverResult result;
+  /// The peak the solver was asked for.
+  int64_t target = 0;
+  int64_t arenaBytes = 0;
+  /// Arguments + arena (the peak alone without fit-arena).
+  int64_t total = 0;
+};
+
+/// The attempts of the default pipeline: the best so far against the
+/// budget, and what every attempt's schedules reached.
+struct ArenaSearch {
+  std::optional<ArenaAttempt> best;
+  std::optional<int64_t> smallestPeak;
+  std::optional<double> firstLowerBound;
+  std::vector<int64_t> triedTargets;
+
+  bool fits(int64_t budget) const {
+    return best && best->result.hasSchedule() && best->total <= budget;
+  }
+};
+} // namespace
+
+/// What one attempt reached: its schedule's peak and total, and whether the
+/// solver met its target.
+struct AttemptOutcome {
+  int64_t peak = 0;
+  int64_t total = 0;
+  bool solverFits = false;
+};
+
+/// Solves at `solverOptions.budgetBytes` and packs the schedule; records it
+/// in `search`. Returns what it reached (std::nullopt when the solver found
+/// no schedule).
+static FailureOr<std::optional<AttemptOutcome>>
+solveAttempt(FunctionOpInterface function, const ExtractedProblem &extracted,
+             const RematOptions &options, const SolverOptions &solverOptions,
+             ArenaSearch &search) {
+  const RematProblem &problem = extracted.problem;
+  search.triedTargets.push_back(solverOptions.budgetBytes);
+  SolverResult result = solve(problem, options.solver, solverOptions);
+  // Every attempt's schedules count for the unmet-budget message.
+  result.noteSmallestPeak(search.smallestPeak);
+  if (result.hasSchedule())
+    result.noteSmallestPeak(result.simulation.peakBytes);
+  search.smallestPeak = result.smallestPeakBytes;
+  if (search.triedTargets.size() == 1)
+    search.firstLowerBound = result.lowerBoundCost;
+  if (!result.hasSchedule()) {
+    if (!search.best)
+      search.best =
+          ArenaAttempt{std::move(result), solverOptions.budgetBytes, 0, 0};
+    return std::optional<AttemptOutcome>();
+  }
+  const Simulation &simulation = result.simulation;
+  FailureOr<int64_t> arenaBytes =
+      getArenaBytes(extracted, result.schedule, simulation);
+  if (failed(arenaBytes))
+    return failure();
+  FailureOr<int64_t> argumentsAndArena =
+      addArena(function, problem, *arenaBytes);
+  if (failed(argumentsAndArena))
+    return failure();
+  int64_t total = options.fitArena ? *argumentsAndArena : simulation.peakBytes;
+  AttemptOutcome outcome{simulation.peakBytes, total,
+                         result.status == SolveStatus::Feasible ||
+                             result.status == SolveStatus::Optimal};
+  if (!search.best || !search.best->result.hasSchedule() ||
+      total < search.best->total)
+    search.best = ArenaAttempt{std::move(result), solverOptions.budgetBytes,
+                               *arenaBytes, total};
+  return std::optional<AttemptOutcome>(outcome);
+}
+
+/// Re-solves with a tighter target while packing pushes arguments + arena
+/// over the budget: packing adds `overshoot` to the schedule's peak, so the
+/// next target is that much below the peak (a target above the peak would
+/// only give the same schedule back), down to the lower bound. `outcome` is
+/// what the solve at `solverOptions.budgetBytes` reached.
+static LogicalResult tightenTarget(FunctionOpInterface function,
+                                   const ExtractedProblem &extracted,
+                                   const RematOptions &options,
+                                   SolverOptions solverOptions,
+                                   AttemptOutcome outcome, int64_t budget,
+                                   ArenaSearch &search) {
+  for (int attempt = 0; attempt < 7 && !search.fits(budget); ++attempt) {
+    if (outcome.total <= budget || !outcome.solverFits)
+      return success();
+    int64_t target = std::max(std::min(solverOptions.budgetBytes, outcome.peak) -
+                                  (outcome.total - budget),
+                              extracted.problem.getPeakLowerBound());
+    if (target >= solverOptions.budgetBytes)
+      return success();
+    solverOptions.budgetBytes = target;
+    FailureOr<std::optional<AttemptOutcome>> next =
+        solveAttempt(function, extracted, options, solverOptions, search);
+    if (failed(next))
+      return failure();
+    if (!*next)
+      return success();
+    outcome = **next;
+  }
+  return success();
+}
+
+/// When the schedule at the budget packs too loosely, tries targets spread
+/// between the budget and the lower bound, highest first (the first that
+/// fits is about the cheapest): another schedule with a peak in between may
+/// pack within the budget (fewer, better-nested buffers fragment less).
+static LogicalResult spreadTargets(FunctionOpInterface function,
+                                   const ExtractedProblem &extracted,
+                                   const RematOptions &options,
+                                   SolverOptions solverOptions, int64_t budget,
+                                   ArenaSearch &search) {
+  constexpr int kSpread = 8;
+  int64_t floor = extracted.problem.getPeakLowerBound();
+  if (floor >= budget)
+    return success();
+  for (int k = 1; k < kSpread && !search.fits(budget); ++k) {
+    int64_t target =
+        budget - static_cast<int64_t>(static_cast<long double>(budget - floor) *
+                                      k / kSpread);
+    if (llvm::is_contained(search.triedTargets, target))
+      continue;
+    solverOptions.budgetBytes = target;
+    if (failed(solveAttempt(function, extracted, options, solverOptions,
+                            search)))
+      return failure();
+  }
+  return success();
+}
+
+/// Solves for a schedule whose arguments + packed arena meet the budget: at
+/// the budget, then at targets spread below it, then tightening the target
+/// by what packing overshoots; records in `plan` the attempt that meets the
+/// budget, else the one closest to it.
 static LogicalResult solveWithinArena(FunctionOpInterface function,
                                       const ExtractedProblem &extracted,
                                       const RematOptions &options,
                                       SolverOptions solverOptions,
                                       RematPlan &plan) {
-  const RematProblem &problem = extracted.problem;
-  std::optional<int64_t> smallestPeak;
-  // The best attempt so far and what it needs against the budget.
-  std::optional<SolverResult> best;
-  int64_t bestArena = 0;
-  int64_t bestTotal = 0;
-  std::optional<double> firstLowerBound;
-  for (int attempt = 0; attempt < 8; ++attempt) {
-    SolverResult result = solve(problem, options.solver, solverOptions);
-    // Every attempt's schedules count for the unmet-budget message.
-    result.noteSmallestPeak(smallestPeak);
-    if (result.hasSchedule())
-      result.noteSmallestPeak(result.simulation.peakBytes);
-    smallestPeak = result.smallestPeakBytes;
-    if (attempt == 0)
-      firstLowerBound = result.lowerBoundCost;
-    if (!result.hasSchedule()) {
-      if (!best)
-        best = std::move(result);
-      break;
-    }
-    const Simulation &simulation = result.simulation;
-    FailureOr<int64_t> arenaBytes =
-        getArenaBytes(extracted, result.schedule, simulation);
-    if (failed(arenaBytes))
-      return failure();
-    FailureOr<int64_t> argumentsAndArena =
-        addArena(function, problem, *arenaBytes);
-    if (failed(argumentsAndArena))
-      return failure();
-    int64_t total =
-        options.fitArena ? *argumentsAndArena : simulation.peakBytes;
-    bool solverFits = result.status == SolveStatus::Feasible ||
-                      result.status == SolveStatus::Optimal;
-    int64_t solverTarget = solverOptions.budgetBytes;
-    if (!best || !best->hasSchedule() || total < bestTotal) {
-      best = std::move(result);
-      bestArena = *arenaBytes;
-      bestTotal = total;
-    }
-    if (total <= plan.budgetBytes || !solverFits)
-      break;
-    // Packing adds `overshoot` to the schedule's peak: ask for a peak that
-    // much below this schedule's (a target above its peak would only give
-    // the same schedule back), down to the lower bound, where a schedule
-    // with fewer buffers may still pack into the budget.
-    int64_t overshoot = total - plan.budgetBytes;
-    int64_t target =
-        std::max(std::min(solverTarget, simulation.peakBytes) - overshoot,
-                 problem.getPeakLowerBound());
-    if (target >= solverTarget)
-      break;
-    solverOptions.budgetBytes = target;
-  }
-  plan.result = std::move(*best);
-  plan.result.smallestPeakBytes = smallestPeak;
-  plan.arenaBytes = bestArena;
-  plan.meetsBudget = plan.result.hasSchedule() && bestTotal <= plan.budgetBytes;
-  bool resolved = solverOptions.budgetBytes != plan.budgetBytes;
+  ArenaSearch search;
+  FailureOr<std::optional<AttemptOutcome>> first =
+      solveAttempt(function, extracted, options, solverOptions, search);
+  if (failed(first))
+    return failure();
+  bool retry = *first && (*first)->solverFits && options.fitArena &&
+               !search.fits(plan.budgetBytes);
+  if (retry && (failed(spreadTargets(function, extracted, options,
+                                     solverOptions, plan.budgetBytes,
+                                     search)) ||
+                failed(tightenTarget(function, extracted, options,
+                                     solverOptions, **first, plan.budgetBytes,
+                                     search))))
+    return failure();
+  plan.result = std::move(search.best->result);
+  plan.result.smallestPeakBytes = search.smallestPeak;
+  plan.arenaBytes = search.best->arenaBytes;
+  plan.meetsBudget = search.fits(plan.budgetBytes);
+  bool resolved = search.best->target != plan.budgetBytes;
   if (plan.meetsBudget && resolved) {
-    // The solver answered a tighter target than the user's budget: its
-    // status and bound are about that target. The schedule meets the
-    // budget (feasible); the first attempt's bound, at the budget itself
-    // over the peak alone, still bounds any schedule that fits.
+    // The solver may have answered a tighter target than the user's
+    // budget: its status and bound are about that target. The schedule
+    // meets the budget (feasible); the first attempt's bound, at the budget
+    // itself over the peak alone, still bounds any schedule that fits.
     plan.result.status = SolveStatus::Feasible;
-    plan.result.lowerBoundCost = firstLowerBound;
+    plan.result.lowerBoundCost = search.firstLowerBound;
   } else if (plan.result.hasSchedule() && !plan.meetsBudget &&
              (plan.result.status == SolveStatus::Feasible ||
               plan.result.status == SolveStatus::Optimal)) {

@@ -29,8 +29,8 @@ TEST(OffsetPacker, DisjointLifetimesShareBytes) {
 
 TEST(OffsetPacker, ChainOfPairsNeedsTwoSlots) {
   // a-b, b-c, c-d overlap pairwise in a chain: two slots of the largest.
-  std::vector<PackItem> items = {item(64, 0, 1), item(64, 1, 2),
-                                 item(64, 2, 3), item(64, 3, 4)};
+  std::vector<PackItem> items = {item(64, 0, 1), item(64, 1, 2), item(64, 2, 3),
+                                 item(64, 3, 4)};
   Packing packing = packOffsets(items);
   EXPECT_EQ(packing.arenaBytes, 128);
   EXPECT_FALSE(findPackingConflict(items, packing.offsets));
@@ -68,10 +68,12 @@ TEST(OffsetPacker, BestFitTakesTheTightestGap) {
 
 TEST(OffsetPacker, ConflictsAreFound) {
   std::vector<PackItem> items = {item(100, 0, 2), item(100, 1, 3)};
-  EXPECT_EQ(findPackingConflict(items, {0, 50}), std::make_pair(size_t(0), size_t(1)));
+  EXPECT_EQ(findPackingConflict(items, {0, 50}),
+            std::make_pair(size_t(0), size_t(1)));
   EXPECT_FALSE(findPackingConflict(items, {0, 100}));
   std::vector<PackItem> aligned = {item(10, 0, 0, 256)};
-  EXPECT_EQ(findPackingConflict(aligned, {8}), std::make_pair(size_t(0), size_t(0)));
+  EXPECT_EQ(findPackingConflict(aligned, {8}),
+            std::make_pair(size_t(0), size_t(0)));
 }
 
 /// Random instances: lifetimes within 200 steps, sizes from 1 byte to 1 MB,
@@ -96,7 +98,7 @@ TEST(OffsetPacker, RandomInstancesAreValid) {
     int64_t bound = getPackingLowerBound(items);
     for (PackStrategy strategy :
          {PackStrategy::GreedyBySize, PackStrategy::BestFit,
-          PackStrategy::GreedyByArea}) {
+          PackStrategy::GreedyByArea, PackStrategy::SweepBestFit}) {
       Packing packing = packOffsets(items, strategy);
       ASSERT_FALSE(findPackingConflict(items, packing.offsets))
           << "instance " << instance << " with "
@@ -122,7 +124,8 @@ findConflictByEveryPair(const std::vector<PackItem> &items,
       const Lifetime &a = items[i].lifetime, &b = items[j].lifetime;
       if (!a.overlaps(b) || a.bytes == 0 || b.bytes == 0)
         continue;
-      if (offsets[i] < offsets[j] + b.bytes && offsets[j] < offsets[i] + a.bytes)
+      if (offsets[i] < offsets[j] + b.bytes &&
+          offsets[j] < offsets[i] + a.bytes)
         return std::make_pair(i, j);
     }
   }
@@ -158,6 +161,38 @@ TEST(OffsetPacker, ALongChainPacksIntoTwoSlots) {
   EXPECT_FALSE(findPackingConflict(items, packing.offsets));
 }
 
+TEST(OffsetPacker, ManyLongLivedBuffersPackThroughTheSweep) {
+  // A training step's shape: 100,000 activations, each kept from its
+  // forward step until its backward step (nested lifetimes, all live at
+  // the middle), with a short temporary per step. Comparing each buffer
+  // with those live beside it is quadratic, so the size and area orders
+  // give up; the sweep packs every buffer at the lower bound.
+  std::vector<PackItem> items;
+  const int64_t layers = 50000;
+  for (int64_t i = 0; i < layers; ++i) {
+    items.push_back(item(256 * (1 + i % 7), i, 2 * layers - i, 256));
+    items.push_back(item(512, i, i, 256));
+  }
+  EXPECT_TRUE(packOffsets(items, PackStrategy::GreedyBySize).abandoned);
+  Packing packing = packOffsets(items);
+  EXPECT_EQ(packing.strategy, PackStrategy::SweepBestFit);
+  EXPECT_TRUE(packing.complete());
+  EXPECT_EQ(packing.arenaBytes, getPackingLowerBound(items));
+  EXPECT_FALSE(findPackingConflict(items, packing.offsets));
+}
+
+TEST(OffsetPacker, SweepReusesTheTightestFreedGap) {
+  // Steps 0-1: a (100 bytes) and b (40) live; a dies; at step 2 d (60,
+  // the larger) goes into a's freed 100 bytes at offset 0 rather than above
+  // b, and c (40) into the rest of that gap.
+  std::vector<PackItem> items = {item(100, 0, 1), item(40, 0, 3),
+                                 item(40, 2, 3), item(60, 2, 3)};
+  Packing packing = packOffsets(items, PackStrategy::SweepBestFit);
+  EXPECT_EQ(packing.arenaBytes, 140);
+  EXPECT_EQ(packing.offsets, (std::vector<int64_t>{0, 100, 60, 0}));
+  EXPECT_FALSE(findPackingConflict(items, packing.offsets));
+}
+
 TEST(OffsetPacker, Deterministic) {
   std::mt19937_64 rng(7);
   std::vector<PackItem> items = randomInstance(rng);
@@ -172,7 +207,7 @@ TEST(OffsetPacker, OffsetsBeyondInt64AreReportedNotWrapped) {
                                  item(kHuge, 0, 2)};
   for (PackStrategy strategy :
        {PackStrategy::GreedyBySize, PackStrategy::BestFit,
-        PackStrategy::GreedyByArea}) {
+        PackStrategy::GreedyByArea, PackStrategy::SweepBestFit}) {
     Packing packing = packOffsets(items, strategy);
     EXPECT_TRUE(packing.overflows()) << stringifyPackStrategy(strategy).str();
   }

@@ -1,9 +1,13 @@
-//===- OffsetPacker.h - static placement of buffers in one arena -*- C++ -*-===//
+//===- OffsetPacker.h - static placement of buffers in one arena -*- C++
+//-*-===//
 //
 // The memory planner's algorithm, IR-free: buffers with a size, an alignment
 // and a lifetime (inclusive steps) in; an offset for each and the arena size
-// out, such that no two buffers live at the same step share a byte. Three
-// strategies are run and the smallest arena is kept.
+// out, such that no two buffers live at the same step share a byte. Several
+// strategies are run and the smallest arena is kept: a sweep over time with
+// an index of free gaps, O(n log n), that always completes, and three
+// placements in size or area order that compare each buffer with those live
+// beside it and give up past a fixed amount of such work.
 //
 //===----------------------------------------------------------------------===//
 
@@ -35,7 +39,17 @@ enum class PackStrategy {
   BestFit,
   /// Largest size x lifetime first, each at the lowest offset where it fits.
   GreedyByArea,
+  /// In order of time, as an allocator would: at each step the buffers that
+  /// died are freed (merged with the free gaps beside them) and those born
+  /// are placed, largest first, in the tightest free gap that holds them,
+  /// else at the top of the arena. O(n log n) with an index of free gaps.
+  SweepBestFit,
 };
+
+/// How many comparisons with overlapping buffers the size and area orders
+/// may make before giving up (the sweep never gives up): deterministic, and
+/// a fraction of a second of work.
+inline constexpr int64_t kPackWorkLimit = int64_t(1) << 23;
 
 /// Offsets of every item and the arena size they need.
 struct Packing {
@@ -45,8 +59,12 @@ struct Packing {
   /// The first item whose end would lie beyond the int64 range, if any; the
   /// packing is then incomplete and `arenaBytes` is INT64_MAX.
   std::optional<size_t> overflowItem;
+  /// The strategy gave up past kPackWorkLimit: the packing is incomplete.
+  bool abandoned = false;
 
   bool overflows() const { return overflowItem.has_value(); }
+  /// Every item is placed.
+  bool complete() const { return !overflows() && !abandoned; }
 };
 
 llvm::StringRef stringifyPackStrategy(PackStrategy strategy);
@@ -54,8 +72,10 @@ llvm::StringRef stringifyPackStrategy(PackStrategy strategy);
 /// Places the items with one strategy. Deterministic.
 Packing packOffsets(llvm::ArrayRef<PackItem> items, PackStrategy strategy);
 
-/// Places the items with every strategy and keeps the smallest arena (the
-/// first strategy on ties). Overflows only when every strategy does.
+/// Places the items with every strategy and keeps the smallest complete
+/// arena (the first strategy on ties: greedy-by-size, best-fit,
+/// greedy-by-area, sweep-best-fit; once one order gives up, the others are
+/// not tried). Overflows only when every strategy does.
 Packing packOffsets(llvm::ArrayRef<PackItem> items);
 
 /// Returns two items that are live at a common step and share a byte, or

@@ -130,8 +130,10 @@ def RematPlanMemoryPass : Pass<"remat-plan-memory", "::mlir::ModuleOp"> {
     For every function of the module (any FunctionOpInterface op), computes
     each value's lifetime by the peak-memory analysis (the body's order is the
     schedule) and packs every non-argument value and
-    every op's workspace into one arena, trying greedy-by-size, best-fit and
-    greedy-by-area placement and keeping the smallest arena. Tensors of real
+    every op's workspace into one arena, trying greedy-by-size, best-fit,
+    greedy-by-area and sweep-best-fit placement and keeping the smallest
+    arena (the first three give up past a fixed amount of work on large
+    steps; the sweep, O(n log n), always completes). Tensors of real
     ops are aligned to 256 bytes, the abstract values of imported graphs to 1
     byte.
 

@@ -1,0 +1,79 @@
+#!/usr/bin/env python3
+"""scale_pipeline.py - the whole remat-opt pipeline on large training graphs.
+
+Generates (bench/scale_graphs.py) a training graph with a residual edge every
+four layers and a chain, at the given node counts, imports each with
+remat-translate and times `remat-opt --budget=50%` (the default pipeline:
+rematerialize, pack the arena, plan memory) with each build given, side by
+side in one run, so that ratios between builds are measured under the same
+load. Prints a Markdown table: graph, nodes, build, wall seconds (or "> T s"
+past the timeout), peak and arena after, status.
+
+Usage: bench/scale_pipeline.py [--build build [--build other-build]]
+           [--residual 10000,20000,100000] [--chain 200000] [--timeout 120]
+           [--work scale-work]
+Plain Python 3, no dependencies; needs a built remat.
+"""
+
+import argparse
+import json
+import os
+import subprocess
+import sys
+import time
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+
+
+def graph_file(work, kind, nodes):
+    path = os.path.join(work, f"{kind}-{nodes}.json")
+    if not os.path.exists(path):
+        subprocess.run([sys.executable, os.path.join(ROOT, "bench", "scale_graphs.py"),
+                        kind, str(nodes), path], check=True)
+    mlir = path[:-len(".json")] + ".mlir"
+    return path, mlir
+
+
+def run_pipeline(build, mlir, report, timeout):
+    command = [os.path.join(build, "bin", "remat-opt"), "--budget=50%",
+               f"--report={report}", "-o", os.devnull, mlir]
+    start = time.monotonic()
+    try:
+        result = subprocess.run(command, capture_output=True, text=True, timeout=timeout)
+    except subprocess.TimeoutExpired:
+        return f"> {timeout} s", "-", "-", "timed out"
+    seconds = time.monotonic() - start
+    if result.returncode != 0:
+        return f"{seconds:.1f}", "-", "-", result.stderr.splitlines()[0][:80]
+    with open(report) as f:
+        data = json.load(f)
+    return (f"{seconds:.1f}", str(data["peak_bytes_after"]), str(data["arena_bytes"]),
+            data["status"])
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--build", action="append", help="a build directory (repeatable)")
+    parser.add_argument("--residual", default="10000,20000,100000")
+    parser.add_argument("--chain", default="200000")
+    parser.add_argument("--timeout", type=int, default=120)
+    parser.add_argument("--work", default="scale-work")
+    args = parser.parse_args()
+    builds = args.build or [os.path.join(ROOT, "build")]
+    os.makedirs(args.work, exist_ok=True)
+    graphs = [("residual", int(n)) for n in args.residual.split(",") if n] + \
+             [("chain", int(n)) for n in args.chain.split(",") if n]
+    print("| graph | nodes | build | seconds | peak after | arena | status |")
+    print("|---|---|---|---|---|---|---|")
+    for kind, nodes in graphs:
+        path, mlir = graph_file(args.work, kind, nodes)
+        subprocess.run([os.path.join(builds[0], "bin", "remat-translate"),
+                        "--import-graph-json", path, "-o", mlir], check=True)
+        for build in builds:
+            report = os.path.join(args.work, "report.json")
+            row = run_pipeline(build, mlir, report, args.timeout)
+            print(f"| {kind} | {nodes} | {build} | " + " | ".join(row) + " |", flush=True)
+
+
+if __name__ == "__main__":
+    main()
