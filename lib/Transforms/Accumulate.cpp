@@ -50,6 +50,15 @@ static LogicalResult checkSlicedArguments(func::FuncOp micro, int64_t steps) {
   bool any = false;
   BlockArgument firstInput;
   for (BlockArgument argument : micro.getArguments()) {
+    // Without a role, whether an argument holds the micro-batch's rows
+    // (sliced) or is the same for every micro-step (kept whole) is unknown.
+    if (getArgumentRole(micro, argument.getArgNumber()).empty())
+      return emitFunctionError(micro)
+             << "accumulation-steps=" << steps << ": argument '"
+             << getValueName(argument)
+             << "' has no remat.role, so whether to slice it into "
+                "micro-batches ('input', 'label') or keep it whole ('weight', "
+                "'buffer', ...) is unknown; give it a role";
     if (!isSliced(micro, argument.getArgNumber()))
       continue;
     any = true;

@@ -38,3 +38,17 @@ func.func @rows(%x: tensor<2x4xf32> {remat.name = "x", remat.role = "input"},
   %l = nn.mean %p {dims = array<i64: 0, 1>, remat.name = "loss", remat.phase = "forward"} : tensor<2x4xf32> -> tensor<f32>
   return %l : tensor<f32>
 }
+
+// -----
+
+// An argument without a role: sliced or kept whole is unknown (it was once
+// kept whole, so that every micro-step read the same rows).
+// expected-error @+1 {{function @no_role: accumulation-steps=2: argument 'x' has no remat.role, so whether to slice it into micro-batches ('input', 'label') or keep it whole ('weight', 'buffer', ...) is unknown; give it a role}}
+func.func @no_role(%x: tensor<4x8xf32> {remat.name = "x"},
+                   %y: tensor<4x8xf32> {remat.name = "y", remat.role = "input"},
+                   %w: tensor<3x8xf32> {remat.name = "w", remat.role = "weight"})
+    -> tensor<f32> {
+  %s = nn.add %x, %y {remat.name = "s", remat.phase = "forward"} : tensor<4x8xf32>, tensor<4x8xf32> -> tensor<4x8xf32>
+  %l = nn.sum %s {dims = array<i64: 0, 1>, remat.name = "loss", remat.phase = "forward"} : tensor<4x8xf32> -> tensor<f32>
+  return %l : tensor<f32>
+}
