@@ -7,7 +7,8 @@ remat-translate and times `remat-opt --budget=50%` (the default pipeline:
 rematerialize, pack the arena, plan memory) with each build given, side by
 side in one run, so that ratios between builds are measured under the same
 load. Prints a Markdown table: graph, nodes, build, wall seconds (or "> T s"
-past the timeout), peak and arena after, status.
+past the timeout), peak and arena after, the extra compute (cost after /
+cost before - 1) and the status.
 
 Usage: bench/scale_pipeline.py [--build build [--build other-build]]
            [--residual 10000,20000,100000] [--chain 200000] [--timeout 120]
@@ -41,14 +42,15 @@ def run_pipeline(build, mlir, report, timeout):
     try:
         result = subprocess.run(command, capture_output=True, text=True, timeout=timeout)
     except subprocess.TimeoutExpired:
-        return f"> {timeout} s", "-", "-", "timed out"
+        return f"> {timeout} s", "-", "-", "-", "timed out"
     seconds = time.monotonic() - start
     if result.returncode != 0:
-        return f"{seconds:.1f}", "-", "-", result.stderr.splitlines()[0][:80]
+        return f"{seconds:.1f}", "-", "-", "-", result.stderr.splitlines()[0][:80]
     with open(report) as f:
         data = json.load(f)
+    extra = data["compute_cost_after"] / data["compute_cost_before"] - 1
     return (f"{seconds:.1f}", str(data["peak_bytes_after"]), str(data["arena_bytes"]),
-            data["status"])
+            f"+{100 * extra:.1f}%", data["status"])
 
 
 def main():
@@ -63,8 +65,8 @@ def main():
     os.makedirs(args.work, exist_ok=True)
     graphs = [("residual", int(n)) for n in args.residual.split(",") if n] + \
              [("chain", int(n)) for n in args.chain.split(",") if n]
-    print("| graph | nodes | build | seconds | peak after | arena | status |")
-    print("|---|---|---|---|---|---|---|")
+    print("| graph | nodes | build | seconds | peak after | arena | extra compute | status |")
+    print("|---|---|---|---|---|---|---|---|")
     for kind, nodes in graphs:
         path, mlir = graph_file(args.work, kind, nodes)
         subprocess.run([os.path.join(builds[0], "bin", "remat-translate"),

@@ -212,10 +212,10 @@ SolverResult mlir::remat::solveWithoutMilp(const RematProblem &problem,
   SolverResult best = notApplicable("auto", "no solver applies");
   std::optional<int64_t> smallestPeak;
   bool timedOut = false;
-  // Where the arena must fit (fit-arena), a schedule that meets the target
-  // and packs within it beats any that does not: the cheapest peak may
-  // fragment past the budget while a dearer one packs tightly. Only a
-  // candidate cheaper than the best that packs is packed.
+  // Where the arena must fit (fit-arena), the cheapest candidate that meets
+  // the target and packs within it is kept beside the cheapest: the
+  // cheapest peak may fragment past the budget while a dearer one packs
+  // tightly. Only a candidate cheaper than the best that packs is packed.
   std::optional<SolverResult> bestPacking;
   auto packsWithinTarget = [&](const SolverResult &candidate) {
     bool meetsTarget = candidate.status == SolveStatus::Feasible ||
@@ -244,8 +244,6 @@ SolverResult mlir::remat::solveWithoutMilp(const RematProblem &problem,
   consider(solveChain(problem, options));
   consider(solveBlocks(problem, options));
   consider(solveHeuristic(problem, options));
-  if (bestPacking)
-    best = std::move(*bestPacking);
   // The search reorders and searches from the best so far; it only adds a
   // candidate, and is skipped where nothing can be cheaper (a fitting
   // schedule that computes every node once).
@@ -271,6 +269,10 @@ SolverResult mlir::remat::solveWithoutMilp(const RematProblem &problem,
          packed(search) <= options.budgetBytes))
       best = std::move(search);
   }
+  if (bestPacking && isBetter(best, *bestPacking) &&
+      getPackedBytes(problem, best.simulation) > options.budgetBytes)
+    best.packingAlternative =
+        std::make_shared<const SolverResult>(std::move(*bestPacking));
   best.noteSmallestPeak(smallestPeak);
   best.timedOut = timedOut;
   return best;
@@ -282,8 +284,11 @@ SolverResult mlir::remat::solveAuto(const RematProblem &problem,
   std::string chosen = best.solver;
   if (options.autoLpBound && best.status == SolveStatus::Feasible) {
     std::optional<int64_t> smallestPeak = best.smallestPeakBytes;
+    std::shared_ptr<const SolverResult> alternative = best.packingAlternative;
     best = solveMilpFrom(problem, options, best, MilpEffort::LpBound);
     best.noteSmallestPeak(smallestPeak);
+    if (!best.packingAlternative)
+      best.packingAlternative = std::move(alternative);
   }
   best.message = "auto chose " + chosen +
                  (best.lowerBoundCost ? "; bounded below by the stage MILP's "

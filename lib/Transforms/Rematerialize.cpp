@@ -309,6 +309,8 @@ struct ArenaAttempt {
   int64_t arenaBytes = 0;
   /// Arguments + arena (the peak alone without fit-arena).
   int64_t total = 0;
+  /// The solver's packing alternative rather than its own choice.
+  bool alternative = false;
 };
 
 /// The attempts of the default pipeline: the best so far against the
@@ -318,9 +320,28 @@ struct ArenaSearch {
   std::optional<int64_t> smallestPeak;
   std::optional<double> firstLowerBound;
   std::vector<int64_t> triedTargets;
+  /// A solver's own choice (not a packing alternative) met the budget:
+  /// lower targets would only cost more.
+  bool choiceFits = false;
 
   bool fits(int64_t budget) const {
     return best && best->result.hasSchedule() && best->total <= budget;
+  }
+
+  /// Keeps `attempt` if it is better against `budget`: one that fits beats
+  /// one that does not; of two that fit, the cheaper (the first on ties);
+  /// of two that do not, the one closer to the budget.
+  void consider(ArenaAttempt attempt, int64_t budget) {
+    bool attemptFits = attempt.total <= budget;
+    if (best && best->result.hasSchedule()) {
+      bool bestFits = best->total <= budget;
+      if (attemptFits != bestFits ? !attemptFits
+          : attemptFits
+              ? attempt.result.simulation.cost >= best->result.simulation.cost
+              : attempt.total >= best->total)
+        return;
+    }
+    best = std::move(attempt);
   }
 };
 } // namespace
@@ -333,16 +354,36 @@ struct AttemptOutcome {
   bool solverFits = false;
 };
 
-/// Solves at `solverOptions.budgetBytes` and packs the schedule; records it
-/// in `search`. Returns what it reached (std::nullopt when the solver found
-/// no schedule).
+/// Packs `result`'s schedule: the attempt with its arena and total.
+static FailureOr<ArenaAttempt> measureAttempt(FunctionOpInterface function,
+                                              const ExtractedProblem &extracted,
+                                              const RematOptions &options,
+                                              SolverResult result,
+                                              int64_t target) {
+  FailureOr<int64_t> arenaBytes =
+      getArenaBytes(extracted, result.schedule, result.simulation);
+  if (failed(arenaBytes))
+    return failure();
+  FailureOr<int64_t> argumentsAndArena =
+      addArena(function, extracted.problem, *arenaBytes);
+  if (failed(argumentsAndArena))
+    return failure();
+  int64_t total =
+      options.fitArena ? *argumentsAndArena : result.simulation.peakBytes;
+  return ArenaAttempt{std::move(result), target, *arenaBytes, total};
+}
+
+/// Solves at `solverOptions.budgetBytes` and packs the schedule (and the
+/// solver's packing alternative, where the schedule packs beyond the
+/// budget); records both in `search`. Returns what the solver's choice
+/// reached (std::nullopt when it found no schedule).
 static FailureOr<std::optional<AttemptOutcome>>
 solveAttempt(FunctionOpInterface function, const ExtractedProblem &extracted,
              const RematOptions &options, const SolverOptions &solverOptions,
-             ArenaSearch &search) {
-  const RematProblem &problem = extracted.problem;
-  search.triedTargets.push_back(solverOptions.budgetBytes);
-  SolverResult result = solve(problem, options.solver, solverOptions);
+             int64_t budget, ArenaSearch &search) {
+  int64_t target = solverOptions.budgetBytes;
+  search.triedTargets.push_back(target);
+  SolverResult result = solve(extracted.problem, options.solver, solverOptions);
   // Every attempt's schedules count for the unmet-budget message.
   result.noteSmallestPeak(search.smallestPeak);
   if (result.hasSchedule())
@@ -352,27 +393,28 @@ solveAttempt(FunctionOpInterface function, const ExtractedProblem &extracted,
     search.firstLowerBound = result.lowerBoundCost;
   if (!result.hasSchedule()) {
     if (!search.best)
-      search.best =
-          ArenaAttempt{std::move(result), solverOptions.budgetBytes, 0, 0};
+      search.best = ArenaAttempt{std::move(result), target, 0, 0};
     return std::optional<AttemptOutcome>();
   }
-  const Simulation &simulation = result.simulation;
-  FailureOr<int64_t> arenaBytes =
-      getArenaBytes(extracted, result.schedule, simulation);
-  if (failed(arenaBytes))
-    return failure();
-  FailureOr<int64_t> argumentsAndArena =
-      addArena(function, problem, *arenaBytes);
-  if (failed(argumentsAndArena))
-    return failure();
-  int64_t total = options.fitArena ? *argumentsAndArena : simulation.peakBytes;
-  AttemptOutcome outcome{simulation.peakBytes, total,
+  std::shared_ptr<const SolverResult> alternative = result.packingAlternative;
+  AttemptOutcome outcome{result.simulation.peakBytes, 0,
                          result.status == SolveStatus::Feasible ||
                              result.status == SolveStatus::Optimal};
-  if (!search.best || !search.best->result.hasSchedule() ||
-      total < search.best->total)
-    search.best = ArenaAttempt{std::move(result), solverOptions.budgetBytes,
-                               *arenaBytes, total};
+  FailureOr<ArenaAttempt> attempt =
+      measureAttempt(function, extracted, options, std::move(result), target);
+  if (failed(attempt))
+    return failure();
+  outcome.total = attempt->total;
+  search.choiceFits |= attempt->total <= budget;
+  search.consider(std::move(*attempt), budget);
+  if (alternative && outcome.total > budget) {
+    FailureOr<ArenaAttempt> packing =
+        measureAttempt(function, extracted, options, *alternative, target);
+    if (failed(packing))
+      return failure();
+    packing->alternative = true;
+    search.consider(std::move(*packing), budget);
+  }
   return std::optional<AttemptOutcome>(outcome);
 }
 
@@ -396,8 +438,8 @@ static LogicalResult tightenTarget(FunctionOpInterface function,
     if (target >= solverOptions.budgetBytes)
       return success();
     solverOptions.budgetBytes = target;
-    FailureOr<std::optional<AttemptOutcome>> next =
-        solveAttempt(function, extracted, options, solverOptions, search);
+    FailureOr<std::optional<AttemptOutcome>> next = solveAttempt(
+        function, extracted, options, solverOptions, budget, search);
     if (failed(next))
       return failure();
     if (!*next)
@@ -420,7 +462,7 @@ static LogicalResult spreadTargets(FunctionOpInterface function,
   int64_t floor = extracted.problem.getPeakLowerBound();
   if (floor >= budget)
     return success();
-  for (int k = 1; k < kSpread && !search.fits(budget); ++k) {
+  for (int k = 1; k < kSpread && !search.choiceFits; ++k) {
     int64_t target =
         budget - static_cast<int64_t>(static_cast<long double>(budget - floor) *
                                       k / kSpread);
@@ -428,7 +470,7 @@ static LogicalResult spreadTargets(FunctionOpInterface function,
       continue;
     solverOptions.budgetBytes = target;
     if (failed(solveAttempt(function, extracted, options, solverOptions,
-                            search)))
+                            budget, search)))
       return failure();
   }
   return success();
@@ -444,12 +486,12 @@ static LogicalResult solveWithinArena(FunctionOpInterface function,
                                       SolverOptions solverOptions,
                                       RematPlan &plan) {
   ArenaSearch search;
-  FailureOr<std::optional<AttemptOutcome>> first =
-      solveAttempt(function, extracted, options, solverOptions, search);
+  FailureOr<std::optional<AttemptOutcome>> first = solveAttempt(
+      function, extracted, options, solverOptions, plan.budgetBytes, search);
   if (failed(first))
     return failure();
-  bool retry = *first && (*first)->solverFits && options.fitArena &&
-               !search.fits(plan.budgetBytes);
+  bool retry =
+      *first && (*first)->solverFits && options.fitArena && !search.choiceFits;
   if (retry && (failed(spreadTargets(function, extracted, options,
                                      solverOptions, plan.budgetBytes,
                                      search)) ||
@@ -461,10 +503,12 @@ static LogicalResult solveWithinArena(FunctionOpInterface function,
   plan.result.smallestPeakBytes = search.smallestPeak;
   plan.arenaBytes = search.best->arenaBytes;
   plan.meetsBudget = search.fits(plan.budgetBytes);
-  bool resolved = search.best->target != plan.budgetBytes;
+  bool resolved =
+      search.best->target != plan.budgetBytes || search.best->alternative;
   if (plan.meetsBudget && resolved) {
     // The solver may have answered a tighter target than the user's
-    // budget: its status and bound are about that target. The schedule
+    // budget, or chosen another schedule: its status and bound are about
+    // that target and that choice. The schedule
     // meets the budget (feasible); the first attempt's bound, at the budget
     // itself over the peak alone, still bounds any schedule that fits.
     plan.result.status = SolveStatus::Feasible;

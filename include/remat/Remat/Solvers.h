@@ -53,6 +53,7 @@
 #include "remat/Remat/SolverSpec.h"
 
 #include <functional>
+#include <memory>
 #include <optional>
 #include <string>
 
@@ -110,6 +111,11 @@ struct SolverResult {
   std::optional<int64_t> smallestPeakBytes;
   /// The time limit cut the solve short.
   bool timedOut = false;
+  /// With fit-arena, `auto`'s cheapest candidate that meets the target and
+  /// packs within it, where that is not this result (which then costs less
+  /// but packs beyond the target). The pipeline weighs it against schedules
+  /// at lower targets.
+  std::shared_ptr<const SolverResult> packingAlternative;
 
   /// Folds `peak` (another schedule's peak, if any) into smallestPeakBytes.
   void noteSmallestPeak(std::optional<int64_t> peak) {
