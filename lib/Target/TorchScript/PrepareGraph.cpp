@@ -192,6 +192,11 @@ private:
   Location fileLoc;
   std::unordered_map<const jit::Value *, ObjectRef> objects;
   std::map<std::string, jit::Value *> liftedByPath;
+  /// One input per tensor, however many attributes hold it (tied weights),
+  /// named as `named_parameters()` / `named_buffers()` name it: the first
+  /// path in module order.
+  std::unordered_map<const c10::TensorImpl *, jit::Value *> liftedByTensor;
+  std::unordered_map<const c10::TensorImpl *, std::string> canonicalNames;
 };
 } // namespace
 
@@ -201,10 +206,18 @@ jit::Value *AttributeLifter::getLiftedInput(const std::string &path,
   auto it = liftedByPath.find(path);
   if (it != liftedByPath.end())
     return it->second;
+  const c10::TensorImpl *impl = value.unsafeGetTensorImpl();
+  auto tied = liftedByTensor.find(impl);
+  if (tied != liftedByTensor.end())
+    return liftedByPath[path] = tied->second;
   jit::Value *input = graph.addInput();
   input->setType(c10::TensorType::create(value));
-  prepared.lifted.push_back({path, value, isBuffer});
+  auto canonical = canonicalNames.find(impl);
+  prepared.lifted.push_back(
+      {canonical != canonicalNames.end() ? canonical->second : path, value,
+       isBuffer});
   liftedByPath[path] = input;
+  liftedByTensor[impl] = input;
   return input;
 }
 
@@ -253,6 +266,12 @@ LogicalResult AttributeLifter::lift(jit::Node *getAttr) {
 LogicalResult AttributeLifter::run(const c10::IValue &self) {
   jit::Value *selfInput = graph.inputs()[0];
   objects[selfInput] = {self, ""};
+  jit::Module module(self.toObject());
+  for (const auto &parameter : module.named_parameters(/*recurse=*/true))
+    canonicalNames.emplace(parameter.value.unsafeGetTensorImpl(),
+                           parameter.name);
+  for (const auto &buffer : module.named_buffers(/*recurse=*/true))
+    canonicalNames.emplace(buffer.value.unsafeGetTensorImpl(), buffer.name);
   std::vector<jit::Node *> getAttrs;
   for (jit::Node *node : getAllNodes(graph))
     if (node->kind() == c10::prim::GetAttr)
