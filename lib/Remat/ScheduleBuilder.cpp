@@ -63,6 +63,36 @@ ScheduleBuilder::ScheduleBuilder(const RematProblem &problem)
 
 void ScheduleBuilder::setDiscarded(const std::vector<bool> &values) {
   discarded = values;
+  computeCheckpointHolds();
+}
+
+/// A checkpoint (a `keep` node's result) is never recomputed, so it must
+/// stay resident while a discarded value that depends on it, directly or
+/// through other discarded values, may still be recomputed: until the last
+/// read of any such value.
+void ScheduleBuilder::computeCheckpointHolds() {
+  const size_t numValues = problem.values.size();
+  // needed[v]: the last node that reads v or a recomputation that needs v.
+  std::vector<int64_t> needed(numValues, -1);
+  for (NodeId id = problem.nodes.size(); id-- > 0;) {
+    for (ValueId operand : problem.nodes[id].operands)
+      needed[operand] = std::max<int64_t>(needed[operand], id);
+    // Recomputing a discarded result of this node reads its operands again.
+    for (ValueId result : problem.nodes[id].results)
+      if (discarded[result])
+        for (ValueId operand : problem.nodes[id].operands)
+          needed[operand] = std::max(needed[operand], needed[result]);
+  }
+  checkpointHold.assign(numValues, -1);
+  releaseAt.assign(problem.nodes.size(), {});
+  for (ValueId value = 0; value < numValues; ++value) {
+    const RematValue &info = problem.values[value];
+    if (problem.nodes[info.producer].policy != NodePolicy::Keep ||
+        needed[value] < 0)
+      continue;
+    checkpointHold[value] = needed[value];
+    releaseAt[needed[value]].push_back(value);
+  }
 }
 
 void ScheduleBuilder::setBudget(int64_t budgetBytes, EvictionScore score) {
@@ -433,6 +463,9 @@ void ScheduleBuilder::releaseAfter(NodeId id) {
   auto release = [&](ValueId value) {
     if (!resident[value] || problem.values[value].isOutput)
       return;
+    // A checkpoint stays until the recomputations that need it are done.
+    if (!checkpointHold.empty() && checkpointHold[value] > id)
+      return;
     std::optional<int64_t> next = nextRead(value);
     if (!next) {
       setResident(value, false);
@@ -451,6 +484,10 @@ void ScheduleBuilder::releaseAfter(NodeId id) {
     release(operand);
   for (ValueId result : node.results)
     release(result);
+  if (!releaseAt.empty())
+    for (ValueId value : releaseAt[id])
+      if (pins[value] == 0)
+        release(value);
 }
 
 void ScheduleBuilder::processNode(NodeId id) {

@@ -119,6 +119,7 @@ private:
   std::optional<int64_t> nextRead(ValueId value);
   void setResident(ValueId value, bool resident);
   void releaseAfter(NodeId node);
+  void computeCheckpointHolds();
   /// Whether `value` may leave now and be recomputed at its next read.
   bool mayRecomputeAtNextRead(ValueId value);
   /// The same for a recoverable value whose next read is `next`.
@@ -154,6 +155,11 @@ private:
   /// The views of each value that owns bytes.
   std::vector<std::vector<ValueId>> viewsOf;
   std::vector<bool> discarded;
+  /// Per value of a `keep` node: the last node before which a recomputation
+  /// may still read it (-1: none); per node, the checkpoints whose hold
+  /// ends there.
+  std::vector<int64_t> checkpointHold;
+  std::vector<std::vector<ValueId>> releaseAt;
   std::vector<bool> resident;
   std::vector<int32_t> pins;
   std::vector<bool> firstDone;
