@@ -315,16 +315,6 @@ FailureOr<OpCost> CostModel::getCost(Operation *op) const {
   return cost;
 }
 
-StringRef mlir::remat::stripMicroStepPrefix(StringRef name) {
-  StringRef rest = name;
-  if (!rest.consume_front("micro"))
-    return name;
-  size_t digits = rest.find_first_not_of("0123456789");
-  if (digits == 0 || digits == StringRef::npos || rest[digits] != '.')
-    return name;
-  return rest.drop_front(digits + 1);
-}
-
 std::optional<double> CostModel::getMeasuredSeconds(Operation *op) const {
   if (measured.empty())
     return std::nullopt;
@@ -342,9 +332,11 @@ std::optional<double> CostModel::getMeasuredSeconds(Operation *op) const {
   if (auto attr = op->getAttrOfType<StringAttr>(attr::kRecomputeOf))
     of = attr.getValue();
   // The exact name first, then the op of micro-step 0 that an accumulated
-  // step's `micro<i>.` copy repeats (the same kernel on the same shapes).
-  for (StringRef candidate :
-       {name, of, stripMicroStepPrefix(name), stripMicroStepPrefix(of)})
+  // step's copy repeats (the same kernel on the same shapes), known by its
+  // remat.micro_step, never by the look of a name: a model's own module
+  // may be called `micro1`.
+  for (StringRef candidate : {name, of, getMicroStepOrigin(op, name),
+                              getMicroStepOrigin(op, of)})
     if (std::optional<double> seconds = lookup(candidate))
       return seconds;
   return lookup(op->getName().getStringRef());

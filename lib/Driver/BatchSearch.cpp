@@ -32,39 +32,15 @@ static FailureOr<func::FuncOp> getStepFunction(ModuleOp step) {
   return found;
 }
 
-/// The names of `function`'s forward ops, in order.
-static std::vector<llvm::StringRef> getForwardNames(func::FuncOp function) {
-  std::vector<llvm::StringRef> names;
-  for (Operation &op : function.getBody().front()) {
-    auto phase = op.getAttrOfType<StringAttr>(attr::kPhase);
-    auto name = op.getAttrOfType<StringAttr>(attr::kName);
-    if (phase && phase.getValue() == "forward" && name)
-      names.push_back(name.getValue());
-  }
-  return names;
-}
-
-/// Whether `function` is an accumulated step (remat-autodiff
-/// accumulation-steps=K > 1): micro-step 1 repeats micro-step 0's forward
-/// as `micro1.<name>`, so its first forward op has that copy.
-static bool isAccumulatedStep(ArrayRef<llvm::StringRef> forwardNames) {
-  if (forwardNames.empty())
-    return false;
-  std::string copy = "micro1." + forwardNames.front().str();
-  return llvm::is_contained(forwardNames, llvm::StringRef(copy));
-}
-
 /// Marks every forward op for recomputation but the checkpoints, which are
 /// kept: the schedule torch.utils.checkpoint runs around those values. In
 /// an accumulated step a checkpoint also keeps its copy in every micro-step
-/// (`micro<i>.<name>`).
+/// (the op whose remat.micro_step says it repeats the checkpoint).
 static LogicalResult markFunction(func::FuncOp function,
                                   ArrayRef<std::string> checkpoints) {
   llvm::StringSet<> wanted;
   for (const std::string &name : checkpoints)
     wanted.insert(name);
-  std::vector<llvm::StringRef> forwardNames = getForwardNames(function);
-  bool accumulated = isAccumulatedStep(forwardNames);
   llvm::StringSet<> found;
   Builder b(function.getContext());
   for (Operation &op : function.getBody().front()) {
@@ -75,8 +51,7 @@ static LogicalResult markFunction(func::FuncOp function,
     bool keep = wanted.contains(name.getValue());
     if (keep)
       found.insert(name.getValue());
-    llvm::StringRef original =
-        accumulated ? stripMicroStepPrefix(name.getValue()) : "";
+    llvm::StringRef original = getMicroStepOrigin(&op, name.getValue());
     if (!keep && !original.empty() && wanted.contains(original))
       keep = true;
     op.setAttr(attr::kPolicy, b.getStringAttr(keep ? "keep" : "recompute"));

@@ -212,8 +212,10 @@ SmallVector<Value> AccumulatedStepBuilder::cloneMicroStep(int64_t index,
   std::string prefix = getPrefix(index);
   for (Operation &op : body.without_terminator()) {
     Operation *clone = builder.clone(op, mapping);
-    if (auto name = clone->getAttrOfType<StringAttr>(attr::kName);
-        name && !prefix.empty())
+    if (prefix.empty())
+      continue;
+    clone->setAttr(attr::kMicroStep, builder.getI64IntegerAttr(index));
+    if (auto name = clone->getAttrOfType<StringAttr>(attr::kName))
       clone->setAttr(attr::kName,
                      builder.getStringAttr(prefix + name.getValue().str()));
   }

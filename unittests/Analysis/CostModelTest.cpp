@@ -197,15 +197,6 @@ TEST(CostModel, NoSaturationIsThePeakRate) {
   EXPECT_DOUBLE_EQ(bytesOnly.estimateSeconds(2660, 0), 1.0e-9 + 10.0e-6);
 }
 
-TEST(CostModel, StripsTheMicroStepPrefix) {
-  EXPECT_EQ(stripMicroStepPrefix("micro3.conv1"), "conv1");
-  EXPECT_EQ(stripMicroStepPrefix("micro12.layer1.0.relu"), "layer1.0.relu");
-  EXPECT_EQ(stripMicroStepPrefix("conv1"), "conv1");
-  EXPECT_EQ(stripMicroStepPrefix("micro.conv1"), "micro.conv1");
-  EXPECT_EQ(stripMicroStepPrefix("microscope.x"), "microscope.x");
-  EXPECT_EQ(stripMicroStepPrefix("micro3"), "micro3");
-}
-
 class CostModelIRTest : public ::testing::Test {
 protected:
   CostModelIRTest() {
@@ -216,9 +207,10 @@ protected:
       func.func @f(%x: tensor<256xf32>) -> tensor<256xf32> {
         %a = nn.relu %x {remat.name = "a"} : tensor<256xf32>
         %b = nn.relu %a {remat.name = "b"} : tensor<256xf32>
-        %c = nn.relu %b {remat.name = "micro1.b"} : tensor<256xf32>
-        %d = nn.relu %c {remat.name = "micro2.a"} : tensor<256xf32>
+        %c = nn.relu %b {remat.name = "micro1.b", remat.micro_step = 1 : i64} : tensor<256xf32>
+        %d = nn.relu %c {remat.name = "micro2.a", remat.micro_step = 2 : i64} : tensor<256xf32>
         %g = remat.graph_node() {cost = 7.5 : f64} : () -> tensor<4xi8>
+        %e = nn.relu %d {remat.name = "micro1.b"} : tensor<256xf32>
         return %b : tensor<256xf32>
       })mlir",
                                          &context);
@@ -262,6 +254,9 @@ TEST_F(CostModelIRTest, MicroStepCopiesTakeTheirOpsTime) {
   EXPECT_DOUBLE_EQ(model.getCost(ops[2])->cost, 4.0);
   // A time of its own comes first.
   EXPECT_DOUBLE_EQ(model.getCost(ops[3])->cost, 0.5);
+  // An op of the model's own module `micro1` (no remat.micro_step) is not a
+  // copy of b, however it is named: the time of its kind.
+  EXPECT_DOUBLE_EQ(model.getCost(ops[5])->cost, 0.25);
 }
 
 TEST_F(CostModelIRTest, GraphNodesKeepTheirGivenCost) {

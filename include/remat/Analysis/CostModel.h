@@ -142,9 +142,6 @@ LogicalResult checkMeasuredProfileKeys(const MeasuredProfile &profile,
                                        Operation *scope, StringRef path,
                                        Location loc);
 
-/// `name` without the `micro<i>.` prefix gradient accumulation gives the
-/// ops of micro-step i > 0 (Autodiff.h); `name` itself when it has none.
-StringRef stripMicroStepPrefix(StringRef name);
 
 class CostModel {
 public:

@@ -128,3 +128,19 @@ func.func @graph_node_cost() -> tensor<4xi8> {
   %0 = remat.graph_node() {cost = -1.0 : f64} : () -> tensor<4xi8>
   return %0 : tensor<4xi8>
 }
+
+// -----
+
+func.func @micro_step_zero(%x: tensor<4xf32>) -> tensor<4xf32> {
+  // expected-error @+1 {{'remat.micro_step' must be an i64 micro-step index of at least 1}}
+  %0 = nn.relu %x {remat.name = "micro0.a", remat.micro_step = 0 : i64} : tensor<4xf32>
+  return %0 : tensor<4xf32>
+}
+
+// -----
+
+func.func @micro_step_string(%x: tensor<4xf32>) -> tensor<4xf32> {
+  // expected-error @+1 {{'remat.micro_step' must be an i64 micro-step index of at least 1}}
+  %0 = nn.relu %x {remat.name = "micro1.a", remat.micro_step = "1"} : tensor<4xf32>
+  return %0 : tensor<4xf32>
+}

@@ -249,6 +249,15 @@ LogicalResult verifyRematAttribute(NamedAttribute attribute, Site site,
         [](StringRef v) { return v == "keep" || v == "recompute"; },
         "keep, recompute");
   }
+  if (name == attr::kMicroStep) {
+    if (failed(allowedAt({Site::Op})))
+      return failure();
+    auto index = dyn_cast<IntegerAttr>(attribute.getValue());
+    if (!index || !index.getType().isInteger(64) || index.getInt() < 1)
+      return emitError() << "'" << name
+                         << "' must be an i64 micro-step index of at least 1";
+    return success();
+  }
   if (name == attr::kRecomputeOf) {
     if (failed(allowedAt({Site::Op})))
       return failure();
@@ -440,4 +449,14 @@ LogicalResult RematDialect::verifyRegionResultAttribute(
     return emitResultError() << "'" << attr::kUpdates
                              << "' is only allowed on a function's results";
   return verifyStateUpdate(function, resultIndex, emitResultError);
+}
+
+StringRef mlir::remat::getMicroStepOrigin(Operation *op, StringRef name) {
+  auto index = op->getAttrOfType<IntegerAttr>(attr::kMicroStep);
+  if (!index)
+    return "";
+  std::string prefix = "micro" + std::to_string(index.getInt()) + ".";
+  if (!name.starts_with(prefix))
+    return "";
+  return name.drop_front(prefix.size());
 }

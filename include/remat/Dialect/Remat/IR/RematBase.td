@@ -28,6 +28,7 @@ def Remat_Dialect : Dialect {
     | `remat.phase` | ops | `forward`, `backward`, `update` |
     | `remat.policy` | ops | `keep`, `recompute` (the user's marks) |
     | `remat.recompute_of` | ops | the name of the value this op recomputes |
+    | `remat.micro_step` | ops | in an accumulated step, the micro-step i >= 1 whose copy of the micro-batch's op this is (i64; named `micro<i>.<name>`) |
     | `remat.weights` | functions | path of the weights file |
     | `remat.offsets` | ops | the arena offset of each result (memory planner) |
     | `remat.workspace_offset` | ops | the arena offset of the op's workspace |

@@ -41,7 +41,16 @@ inline constexpr llvm::StringLiteral kSolve = "remat.solve";
 /// buffer, opt_state or step) whose new value the result is; it is written
 /// into that argument's buffer.
 inline constexpr llvm::StringLiteral kUpdates = "remat.updates";
+/// On an op of an accumulated step: the micro-step i >= 1 whose copy of the
+/// micro-batch's op it is (its name is the original's with the prefix
+/// `micro<i>.`); micro-step 0's ops carry none.
+inline constexpr llvm::StringLiteral kMicroStep = "remat.micro_step";
 } // namespace attr
+
+/// The name of the micro-step 0 op that `op` (of an accumulated step,
+/// carrying `remat.micro_step`) repeats, for `name` (the op's own name or
+/// the name it recomputes); empty when `op` is no micro-step's copy.
+llvm::StringRef getMicroStepOrigin(Operation *op, llvm::StringRef name);
 
 /// The role of a function argument in a training step.
 enum class ArgumentRole { Input, Label, Weight, Buffer, OptState, Step, Seed };
