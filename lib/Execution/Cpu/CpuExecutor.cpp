@@ -231,7 +231,8 @@ FailureOr<LoadedArgument> readArgument(BlockArgument argument, StringRef name,
                           << "' does not hold a " << type;
   LoadedArgument loaded;
   at::Tensor tensor = at::empty(array->shape, scalar);
-  std::memcpy(tensor.data_ptr(), array->data.data(), array->data.size());
+  if (!array->data.empty())
+    std::memcpy(tensor.data_ptr(), array->data.data(), array->data.size());
   if (oneRowPerStep) {
     loaded.perStep = tensor;
     loaded.buffer = at::empty(expected, scalar);

@@ -234,7 +234,9 @@ static FailureOr<NpyArray> toNpy(const at::Tensor &tensor, Location loc,
   at::Tensor contiguous = tensor.detach().contiguous();
   array.shape = contiguous.sizes().vec();
   array.data.resize(contiguous.nbytes());
-  std::memcpy(array.data.data(), contiguous.data_ptr(), contiguous.nbytes());
+  // A zero-element tensor may have no storage: memcpy needs non-null pointers.
+  if (contiguous.nbytes() != 0)
+    std::memcpy(array.data.data(), contiguous.data_ptr(), contiguous.nbytes());
   return array;
 }
 
