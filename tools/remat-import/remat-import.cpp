@@ -114,11 +114,15 @@ int main(int argc, char **argv) {
   // the old files as they were.
   std::string error;
   OutputGroup outputs;
-  FailureOr<OutputDirectory *> weights =
-      outputs.addDirectory(options.weightsPath, error);
+  if (failed(outputs.addInput(modelFile, error, "the model")))
+    return fail(error);
+  FailureOr<OutputDirectory *> weights = outputs.addDirectory(
+      options.weightsPath, error,
+      weightsOption.empty() ? "the weights directory (<-o>.weights)"
+                            : "--weights");
   if (failed(weights))
     return fail(error);
-  FailureOr<OutputFile *> output = outputs.addFile(outputFile, error);
+  FailureOr<OutputFile *> output = outputs.addFile(outputFile, error, "-o");
   if (failed(output))
     return fail(error);
 

@@ -115,11 +115,12 @@ addShorthandPasses(const mlir::MlirOptMainConfig &base, std::string reportFile,
 /// (the temporary), or "" when unset.
 static mlir::FailureOr<std::string> addOutput(mlir::remat::OutputGroup &outputs,
                                               const std::string &path,
+                                              llvm::StringRef option,
                                               std::string &error) {
   if (path.empty())
     return std::string();
   mlir::FailureOr<mlir::remat::OutputFile *> file =
-      outputs.addFile(path, error);
+      outputs.addFile(path, error, option);
   if (mlir::failed(file))
     return mlir::failure();
   return (*file)->getTemporaryPath().str();
@@ -151,21 +152,23 @@ int main(int argc, char **argv) {
 
   // Every output is a temporary until every pass has run and the result is
   // printed; then they are renamed into place, --report and --timeline
-  // first, -o last. An unwritable destination fails before any pass runs,
-  // a failure later leaves the old files as they were, and -o may name the
-  // input (which stays mapped, unchanged, while it is read).
+  // first, -o last. An unwritable destination, or one that names the input
+  // or another output, fails before any pass runs, and a failure later
+  // leaves the old files as they were.
   std::string errorMessage;
   mlir::remat::OutputGroup outputs;
+  if (mlir::failed(outputs.addInput(inputFilename, errorMessage)))
+    return fail(errorMessage);
   mlir::FailureOr<std::string> reportFile =
-      addOutput(outputs, reportPath, errorMessage);
+      addOutput(outputs, reportPath, "--report", errorMessage);
   if (mlir::failed(reportFile))
     return fail(errorMessage);
   mlir::FailureOr<std::string> timelineFile =
-      addOutput(outputs, timelinePath, errorMessage);
+      addOutput(outputs, timelinePath, "--timeline", errorMessage);
   if (mlir::failed(timelineFile))
     return fail(errorMessage);
   mlir::FailureOr<mlir::remat::OutputFile *> output =
-      outputs.addFile(outputFilename, errorMessage);
+      outputs.addFile(outputFilename, errorMessage, "-o");
   if (mlir::failed(output))
     return fail(errorMessage);
   mlir::MlirOptMainConfig config = addDiagnosticHandler(

@@ -107,10 +107,14 @@ int main(int argc, char **argv) {
     return fail("name one translation");
   const Translation &translation = *translations.front();
 
-  // The output first, so that an unwritable destination fails before any
-  // work; it is a temporary until the translation succeeded.
+  // The output first, so that an unwritable destination, or one that names
+  // the input, fails before any work; it is a temporary until the
+  // translation succeeded.
   std::string error;
-  FailureOr<OutputFile> output = OutputFile::create(outputFilename, error);
+  OutputGroup outputs;
+  if (failed(outputs.addInput(inputFilename, error)))
+    return fail(error);
+  FailureOr<OutputFile *> output = outputs.addFile(outputFilename, error, "-o");
   if (failed(output))
     return fail(error);
   std::unique_ptr<llvm::MemoryBuffer> input;
@@ -124,10 +128,10 @@ int main(int argc, char **argv) {
                        raw_ostream &os) {
     return translateChunk(translation, std::move(chunk), os);
   };
-  if (failed(splitAndProcessBuffer(std::move(input), translate, output->os(),
+  if (failed(splitAndProcessBuffer(std::move(input), translate, (*output)->os(),
                                    inputSplitMarker, outputSplitMarker)))
     return 1;
-  if (failed(output->commit(error)))
+  if (failed(outputs.commit(error)))
     return fail(error);
   return 0;
 }

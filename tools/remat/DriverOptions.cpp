@@ -103,7 +103,7 @@ static cl::opt<std::string> maxOverheadOption(
     cl::cat(getToolCategory()));
 // The cost model's measured profile: the commands whose
 // own code builds the cost model that plans.
-static cl::opt<std::string> measuredProfileOption(
+cl::opt<std::string> measuredProfileOption(
     "measured-profile", cl::sub(maxBatchCommand), cl::sub(planCommand),
     cl::sub(sweepCommand),
     cl::desc("Measured op times (JSON: op name or kind -> seconds) and "

@@ -44,6 +44,7 @@ extern llvm::cl::list<std::string> checkpointsOption;
 extern llvm::cl::opt<std::string> svgPath;
 extern llvm::cl::opt<int64_t> batchOption;
 extern llvm::cl::opt<std::string> planOutputFile;
+extern llvm::cl::opt<std::string> measuredProfileOption;
 
 /// Prints "remat: error: MESSAGE" and returns 1.
 int fail(const llvm::Twine &message);

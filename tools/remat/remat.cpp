@@ -179,6 +179,22 @@ static std::string getWeightsPath(llvm::StringRef output) {
                                : std::string(weightsOption);
 }
 
+/// How messages name the weights directory.
+static StringRef getWeightsName() {
+  return weightsOption.empty() ? "the weights directory (<-o>.weights)"
+                               : "--weights";
+}
+
+/// Claims the command's input files in `outputs`, so that an output naming
+/// one is an error before any work.
+static LogicalResult addInputs(OutputGroup &outputs, std::string &error) {
+  if (failed(outputs.addInput(modelFile, error, "the model")))
+    return failure();
+  if (measuredProfileOption.empty())
+    return success();
+  return outputs.addInput(measuredProfileOption, error, "--measured-profile");
+}
+
 /// Writes a compiled step's weights and MLIR into their temporaries, then
 /// commits every output of `outputs` in the order added.
 static int writeStep(TorchScriptImport &step, OutputDirectory &weights,
@@ -216,21 +232,24 @@ static int runCompile(MLIRContext &context) {
   // the temporaries of --report and --timeline.
   std::string error;
   OutputGroup outputs;
+  if (failed(addInputs(outputs, error)))
+    return fail(error);
   FailureOr<OutputDirectory *> weights =
-      outputs.addDirectory(weightsPath, error);
+      outputs.addDirectory(weightsPath, error, getWeightsName());
   if (failed(weights))
     return fail(error);
   FailureOr<OutputFile *> report, timeline, unplanned;
   if (!reportPath.empty() &&
-      failed(report = outputs.addFile(reportPath, error)))
+      failed(report = outputs.addFile(reportPath, error, "--report")))
     return fail(error);
   if (!timelinePath.empty() &&
-      failed(timeline = outputs.addFile(timelinePath, error)))
+      failed(timeline = outputs.addFile(timelinePath, error, "--timeline")))
     return fail(error);
   if (!unplannedPath.empty() &&
-      failed(unplanned = outputs.addFile(unplannedPath, error)))
+      failed(unplanned =
+                 outputs.addFile(unplannedPath, error, "--write-unplanned")))
     return fail(error);
-  FailureOr<OutputFile *> output = outputs.addFile(outputFile, error);
+  FailureOr<OutputFile *> output = outputs.addFile(outputFile, error, "-o");
   if (failed(output))
     return fail(error);
 
@@ -286,11 +305,14 @@ struct PlanOutputs {
 static LogicalResult openPlanOutputs(PlanOutputs &outputs) {
   std::string error;
   outputs.weightsPath = getWeightsPath(planOutputFile);
+  if (failed(addInputs(outputs.group, error)))
+    return fail(error), failure();
   FailureOr<OutputDirectory *> weights =
-      outputs.group.addDirectory(outputs.weightsPath, error);
+      outputs.group.addDirectory(outputs.weightsPath, error, getWeightsName());
   if (failed(weights))
     return fail(error), failure();
-  FailureOr<OutputFile *> step = outputs.group.addFile(planOutputFile, error);
+  FailureOr<OutputFile *> step =
+      outputs.group.addFile(planOutputFile, error, "-o");
   if (failed(step))
     return fail(error), failure();
   outputs.weights = *weights;
@@ -447,6 +469,15 @@ static int runSweep(MLIRContext &context) {
     return 1;
   if (pointsOption < 2)
     return fail("--points must be at least 2");
+  // --svg is a temporary until the sweep is drawn: an unwritable or
+  // clashing destination fails before any work.
+  std::string error;
+  OutputGroup outputs;
+  FailureOr<OutputFile *> svg;
+  if (failed(addInputs(outputs, error)) ||
+      (!svgPath.empty() &&
+       failed(svg = outputs.addFile(svgPath, error, "--svg"))))
+    return fail(error);
   ModelSpec shown = *spec; // with the batch, for the output
   FailureOr<int64_t> batch = splitBatch(*spec);
   if (failed(batch))
@@ -464,15 +495,10 @@ static int runSweep(MLIRContext &context) {
       sweepBudgets(*step, policy, pointsOption, *costModel, rematOptions);
   if (failed(sweep))
     return 1;
-  if (!svgPath.empty()) {
-    std::string error;
-    FailureOr<OutputFile> svg = OutputFile::create(svgPath, error);
-    if (failed(svg))
-      return fail(error);
-    printSweepSvg(svg->os(), shown, policy, *sweep);
-    if (failed(svg->commit(error)))
-      return fail(error);
-  }
+  if (!svgPath.empty())
+    printSweepSvg((*svg)->os(), shown, policy, *sweep);
+  if (failed(outputs.commit(error)))
+    return fail(error);
   if (jsonOutput)
     printSweepJson(llvm::outs(), shown, policy, **device, *sweep);
   else

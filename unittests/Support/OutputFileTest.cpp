@@ -7,6 +7,7 @@
 
 #include "remat/Support/OutputFile.h"
 
+#include "llvm/ADT/STLFunctionalExtras.h"
 #include "llvm/ADT/SmallString.h"
 #include "llvm/Support/FileSystem.h"
 #include "llvm/Support/MemoryBuffer.h"
@@ -147,20 +148,22 @@ TEST_F(OutputFileTest, DeviceWrittenInPlace) {
 TEST_F(OutputFileTest, DirectorySwappedIn) {
   ASSERT_FALSE(fs::create_directory(at("weights")));
   writeText(at("weights/stale.npy"), "stale");
+  writeText(at("weights/.remat-output"), "marker");
   std::string error;
   FailureOr<OutputDirectory> dir =
       OutputDirectory::create(at("weights"), error);
   ASSERT_TRUE(succeeded(dir)) << error;
   writeText((dir->getTemporaryPath() + "/w.npy").str(), "new");
-  EXPECT_EQ(names(at("weights")), Names{"stale.npy"});
+  EXPECT_EQ(names(at("weights")), (Names{".remat-output", "stale.npy"}));
   ASSERT_TRUE(succeeded(dir->commit(error))) << error;
-  EXPECT_EQ(names(at("weights")), Names{"w.npy"});
+  EXPECT_EQ(names(at("weights")), (Names{".remat-output", "w.npy"}));
   EXPECT_EQ(names(), Names{"weights"});
 
   FailureOr<OutputDirectory> fresh = OutputDirectory::create(at("new"), error);
   ASSERT_TRUE(succeeded(fresh)) << error;
   ASSERT_TRUE(succeeded(fresh->commit(error))) << error;
   EXPECT_TRUE(fs::is_directory(at("new")));
+  EXPECT_EQ(names(at("new")), Names{".remat-output"});
 }
 
 TEST_F(OutputFileTest, DirectoryWithATrailingSlash) {
@@ -171,8 +174,85 @@ TEST_F(OutputFileTest, DirectoryWithATrailingSlash) {
   ASSERT_TRUE(succeeded(dir)) << error;
   writeText((dir->getTemporaryPath() + "/w.npy").str(), "new");
   ASSERT_TRUE(succeeded(dir->commit(error))) << error;
-  EXPECT_EQ(names(at("weights")), Names{"w.npy"});
+  EXPECT_EQ(names(at("weights")), (Names{".remat-output", "w.npy"}));
   EXPECT_EQ(names(), Names{"weights"});
+}
+
+TEST_F(OutputFileTest, UnmarkedDirectoryIsNeverReplaced) {
+  ASSERT_FALSE(fs::create_directory(at("weights")));
+  writeText(at("weights/precious.txt"), "keep");
+  std::string error;
+  EXPECT_TRUE(failed(OutputDirectory::create(at("weights"), error)));
+  EXPECT_NE(error.find("did not write"), std::string::npos) << error;
+  EXPECT_EQ(readText(at("weights/precious.txt")), "keep");
+  EXPECT_EQ(names(), Names{"weights"});
+}
+
+TEST_F(OutputFileTest, ReplacedDirectoryKeepsItsPermissions) {
+  ASSERT_FALSE(fs::create_directory(at("weights")));
+  auto mode = static_cast<fs::perms>(0711);
+  ASSERT_FALSE(fs::setPermissions(at("weights"), mode));
+  std::string error;
+  FailureOr<OutputDirectory> dir =
+      OutputDirectory::create(at("weights"), error);
+  ASSERT_TRUE(succeeded(dir)) << error;
+  ASSERT_TRUE(succeeded(dir->commit(error))) << error;
+  llvm::ErrorOr<fs::perms> kept = fs::getPermissions(at("weights"));
+  ASSERT_TRUE(bool(kept));
+  EXPECT_EQ(*kept, mode);
+}
+
+/// The error of claiming `later` after `earlier`, "" when it succeeds.
+static std::string claimBoth(
+    llvm::function_ref<LogicalResult(OutputPaths &, std::string &)> earlier,
+    llvm::function_ref<LogicalResult(OutputPaths &, std::string &)> later) {
+  OutputPaths paths;
+  std::string error;
+  if (failed(earlier(paths, error)))
+    return "earlier: " + error;
+  return succeeded(later(paths, error)) ? "" : error;
+}
+
+TEST_F(OutputFileTest, OutputsNeverNameAnInputOrEachOther) {
+  writeText(at("model.pt"), "model");
+  std::string model = at("model.pt"), out = at("out.mlir");
+  auto input = [&](std::string path) {
+    return [=](OutputPaths &paths, std::string &error) {
+      return paths.claimInput("the model", path, error);
+    };
+  };
+  auto file = [&](llvm::StringRef what, std::string path) {
+    return [=](OutputPaths &paths, std::string &error) {
+      return paths.claimFile(what, path, error);
+    };
+  };
+  auto directory = [&](std::string path) {
+    return [=](OutputPaths &paths, std::string &error) {
+      return paths.claimDirectory("--weights", path, error);
+    };
+  };
+  EXPECT_EQ(claimBoth(input(model), file("-o", out)), "");
+  EXPECT_NE(claimBoth(input(model), file("-o", model))
+                .find("-o '" + model + "' names the same file as the model"),
+            std::string::npos);
+  // Spelled another way: through `..`, and a new file through its parent.
+  std::string dotted = at("sub/../model.pt");
+  EXPECT_NE(claimBoth(input(model), file("-o", dotted)), "");
+  EXPECT_NE(claimBoth(file("--report", out), file("-o", at("./out.mlir"))), "");
+  // A file inside a directory output, either way round.
+  EXPECT_NE(claimBoth(directory(at("d")), file("-o", at("d/m.mlir")))
+                .find("is inside --weights"),
+            std::string::npos);
+  EXPECT_NE(claimBoth(input(model), directory(root.str().str())), "");
+  EXPECT_EQ(claimBoth(directory(at("d")), file("-o", at("d.mlir"))), "");
+  // Standard output once; standard input is no file.
+  EXPECT_NE(claimBoth(file("-o", "-"), file("--write-unplanned", "-"))
+                .find("both write to standard output"),
+            std::string::npos);
+  EXPECT_EQ(claimBoth(input("-"), file("-o", "-")), "");
+  // Devices are written in place.
+  EXPECT_EQ(claimBoth(file("-o", "/dev/null"), file("--report", "/dev/null")),
+            "");
 }
 
 TEST_F(OutputFileTest, DirectoryOverARegularFileIsAnError) {
@@ -188,6 +268,7 @@ TEST_F(OutputFileTest, DirectoryOverARegularFileIsAnError) {
 TEST_F(OutputFileTest, UncommittedDirectoryLeavesTheOldOne) {
   ASSERT_FALSE(fs::create_directory(at("weights")));
   writeText(at("weights/w.npy"), "old");
+  writeText(at("weights/.remat-output"), "marker");
   std::string error;
   {
     FailureOr<OutputDirectory> dir =

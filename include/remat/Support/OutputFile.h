@@ -11,6 +11,11 @@
 // of them are written, so that a tool commits nothing unless every step
 // before succeeded (docs/user-guide.md, "Output files").
 //
+// Outputs never destroy what the tool did not write: a directory output
+// replaces only an empty directory or one that holds the marker file a
+// remat tool wrote there (kOutputMarkerName), and OutputPaths refuses, before
+// any work, an output that names an input or another output of the run.
+//
 //===----------------------------------------------------------------------===//
 
 #ifndef REMAT_SUPPORT_OUTPUTFILE_H
@@ -28,6 +33,10 @@
 #include <vector>
 
 namespace mlir::remat {
+
+/// The file every directory output holds, saying that a remat tool wrote
+/// it and may replace it whole.
+inline constexpr llvm::StringLiteral kOutputMarkerName = ".remat-output";
 
 /// A file written whole or not at all. `-` is standard output and an
 /// existing file that is not a regular file (/dev/null, a pipe) is written
@@ -71,12 +80,15 @@ private:
 
 /// A directory written whole or not at all: its files are written into a
 /// temporary sibling directory, which commit() puts in the destination's
-/// place, removing the old directory. A destination that exists and is not
-/// a directory is an error, never replaced.
+/// place, removing the old directory. The new directory holds the marker
+/// file kOutputMarkerName and keeps the old one's permissions. A
+/// destination that exists and is not a directory, or is a directory that
+/// is neither empty nor marked, is an error, never replaced.
 class OutputDirectory {
 public:
-  /// Creates the temporary sibling of `path`. Fails, setting `error`, when
-  /// `path` exists and is not a directory or the sibling cannot be created.
+  /// Creates the temporary sibling of `path`, with the marker in it. Fails,
+  /// setting `error`, when `path` exists and is not a directory, holds files
+  /// but no marker, or the sibling cannot be created.
   static FailureOr<OutputDirectory> create(StringRef path, std::string &error);
 
   OutputDirectory(OutputDirectory &&other);
@@ -105,21 +117,63 @@ private:
   bool done = false;
 };
 
+/// The paths one run reads and writes, claimed before any work starts.
+/// Claiming an output that names an input or an output claimed before, a
+/// path inside a directory output (replaced whole) or a directory output
+/// holding one claimed before, or standard output (`-`) a second time, is
+/// an error. `-` as an input is standard input and conflicts with nothing;
+/// so does an existing file that is neither a regular file nor a directory
+/// (/dev/null, a pipe), which outputs write in place. Paths are compared
+/// after following symbolic links.
+class OutputPaths {
+public:
+  /// `what` names the path in messages: an option (`-o`, `--report`) or a
+  /// role (`the model`).
+  LogicalResult claimInput(StringRef what, StringRef path, std::string &error);
+  LogicalResult claimFile(StringRef what, StringRef path, std::string &error);
+  LogicalResult claimDirectory(StringRef what, StringRef path,
+                               std::string &error);
+
+private:
+  enum class Kind { Input, File, Directory };
+  struct Claim {
+    Kind kind;
+    std::string what, path;
+    /// The absolute path, links followed; empty for what never conflicts.
+    std::string key;
+  };
+  LogicalResult claim(Claim claim, std::string &error);
+  /// The message for `later` conflicting with `earlier`; "" when they do
+  /// not conflict.
+  static std::string describeConflict(const Claim &later, const Claim &earlier);
+
+  std::vector<Claim> claims;
+};
+
 /// Outputs that are committed together, once all of them are written, in
 /// the order they were added. Destroying the group uncommitted discards
 /// every output.
+/// The group claims every path added (OutputPaths): add the run's inputs
+/// with addInput before or along with the outputs.
 class OutputGroup {
 public:
+  /// Claims an input of the run: an output added later may not name it.
+  LogicalResult addInput(StringRef path, std::string &error,
+                         StringRef what = "the input");
   /// Adds a file output; the pointer stays valid for the group's life.
-  FailureOr<OutputFile *> addFile(StringRef path, std::string &error);
+  /// `what` names it in messages (its option).
+  FailureOr<OutputFile *> addFile(StringRef path, std::string &error,
+                                  StringRef what = "the output");
   /// Adds a directory output; the pointer stays valid for the group's life.
-  FailureOr<OutputDirectory *> addDirectory(StringRef path, std::string &error);
+  FailureOr<OutputDirectory *> addDirectory(StringRef path, std::string &error,
+                                            StringRef what = "the directory");
 
   /// Commits every output in order. At the first failure sets `error` and
   /// discards the outputs not yet committed; those committed before stay.
   LogicalResult commit(std::string &error);
 
 private:
+  OutputPaths paths;
   std::vector<std::unique_ptr<OutputFile>> files;
   std::vector<std::unique_ptr<OutputDirectory>> directories;
   /// The commit order: (is a directory, index in its vector).
