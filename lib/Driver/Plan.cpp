@@ -62,21 +62,6 @@ static std::vector<int64_t> getMicroBatches(int64_t batch, int64_t maxSteps) {
   return sizes;
 }
 
-std::optional<std::string>
-mlir::remat::findSingleValueBatchNorm(ModuleOp step) {
-  std::optional<std::string> found;
-  step.walk([&](nn::BatchNormOp op) {
-    auto type = dyn_cast<RankedTensorType>(op.getInput().getType());
-    if (!type || !type.hasStaticShape() || type.getRank() < 2 ||
-        type.getNumElements() / std::max<int64_t>(type.getDimSize(1), 1) > 1)
-      return WalkResult::advance();
-    auto name = op->getAttrOfType<StringAttr>(attr::kName);
-    found = name ? name.getValue().str() : std::string("nn.batch_norm");
-    return WalkResult::interrupt();
-  });
-  return found;
-}
-
 static ModelSpec withAccumulation(const ModelSpec &spec, int64_t steps) {
   ModelSpec accumulated = spec;
   accumulated.autodiff.accumulationSteps = steps;
@@ -142,6 +127,33 @@ FailureOr<TorchScriptImport> mlir::remat::buildPlannedStep(
                            candidate.microBatch, context, weightsPath);
 }
 
+/// Builds the step of `candidate`; when it fails, sets `why` to the first
+/// error the build emitted, with its location, instead of emitting it.
+static FailureOr<TorchScriptImport>
+buildOrExplain(const ModelSpec &spec, const PlanCandidate &candidate,
+               MLIRContext *context, std::string &why) {
+  std::string firstError;
+  ScopedDiagnosticHandler capture(context, [&](Diagnostic &diagnostic) {
+    if (diagnostic.getSeverity() == DiagnosticSeverity::Error &&
+        firstError.empty()) {
+      llvm::raw_string_ostream os(firstError);
+      if (auto file = diagnostic.getLocation()->findInstanceOf<FileLineColLoc>()) {
+        os << file.getFilename().getValue();
+        if (file.getLine() != 0)
+          os << ":" << file.getLine() << ":" << file.getColumn();
+        os << ": ";
+      }
+      os << diagnostic.str();
+    }
+    return success();
+  });
+  FailureOr<TorchScriptImport> step =
+      buildPlannedStep(spec, candidate, context, "");
+  if (failed(step))
+    why = firstError.empty() ? "an error without a message" : firstError;
+  return step;
+}
+
 FailureOr<PlanResult>
 mlir::remat::planTrainingBatch(const ModelSpec &spec, MLIRContext *context,
                                const CostModel &costModel,
@@ -155,18 +167,17 @@ mlir::remat::planTrainingBatch(const ModelSpec &spec, MLIRContext *context,
     PlanCandidate candidate;
     candidate.microBatch = microBatch;
     candidate.accumulationSteps = options.batch / microBatch;
+    // The whole batch must build; a smaller micro-batch the model refuses
+    // (PyTorch's batch norm on 1 value per channel) is skipped, saying why.
+    bool wholeBatch = result.microBatches.empty();
+    std::string why;
     FailureOr<TorchScriptImport> step =
-        buildPlannedStep(spec, candidate, context, "");
-    if (failed(step))
+        wholeBatch ? buildPlannedStep(spec, candidate, context, "")
+                   : buildOrExplain(spec, candidate, context, why);
+    if (failed(step) && wholeBatch)
       return failure();
-    // PyTorch refuses to train batch norm on one value per channel (its
-    // variance is 0/0): not a way to run the batch.
-    if (std::optional<std::string> op =
-            findSingleValueBatchNorm(*step->module)) {
-      candidate.skipped = "batch norm '" + *op +
-                          "' would normalize 1 value per channel (PyTorch: "
-                          "\"Expected more than 1 value per channel when "
-                          "training\")";
+    if (failed(step)) {
+      candidate.skipped = "the step does not build at this micro-batch: " + why;
       if (options.progress)
         options.progress("micro-batch " + std::to_string(microBatch) + " x " +
                          std::to_string(candidate.accumulationSteps) +

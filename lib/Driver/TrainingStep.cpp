@@ -26,6 +26,7 @@ mlir::remat::buildTrainingStep(const ModelSpec &spec, int64_t batch,
                                llvm::StringRef weightsPath) {
   TorchScriptImportOptions importOptions;
   importOptions.inputTypes = getBatchTypes(spec, batch);
+  importOptions.inputTypesOption = spec.shapeOption;
   importOptions.weightsPath = weightsPath.str();
   FailureOr<TorchScriptImport> imported =
       importTorchScript(spec.modelPath, importOptions, context);

@@ -21,6 +21,9 @@
 
 #include "llvm/ADT/DenseSet.h"
 #include "llvm/ADT/StringSet.h"
+#include "llvm/Support/Format.h"
+
+#include <cmath>
 
 using namespace mlir;
 using namespace mlir::remat;
@@ -419,8 +422,42 @@ LogicalResult mlir::remat::finishStep(func::FuncOp function, GradientStep &step,
   return success();
 }
 
+std::optional<std::string>
+mlir::remat::findInvalidOptimizerValue(const AutodiffOptions &options) {
+  struct Value {
+    const char *key;
+    double value;
+    bool belowOne; ///< a probability: in [0, 1)
+  };
+  std::vector<Value> values;
+  if (options.optimizer == "sgd")
+    values = {{"lr", options.lr, false},
+              {"momentum", options.momentum, false},
+              {"weight-decay", options.weightDecay, false}};
+  else if (options.optimizer == "adam")
+    values = {{"lr", options.lr, false},
+              {"weight-decay", options.weightDecay, false},
+              {"beta1", options.beta1, true},
+              {"beta2", options.beta2, true},
+              {"eps", options.eps, false}};
+  for (const Value &value : values) {
+    std::string text;
+    llvm::raw_string_ostream os(text);
+    os << value.key << "=" << llvm::format("%g", value.value);
+    if (!std::isfinite(value.value))
+      return text + " is not a finite number";
+    if (value.value < 0.0)
+      return text + " must not be negative";
+    if (value.belowOne && value.value >= 1.0)
+      return text + " must be below 1";
+  }
+  return std::nullopt;
+}
+
 static LogicalResult checkOptions(func::FuncOp function,
                                   const AutodiffOptions &options) {
+  if (std::optional<std::string> invalid = findInvalidOptimizerValue(options))
+    return emitFunctionError(function) << "optimizer option " << *invalid;
   if (options.loss != "none" && options.loss != "cross-entropy")
     return emitFunctionError(function) << "unknown loss '" << options.loss
                                 << "' (none or cross-entropy)";

@@ -197,6 +197,7 @@ FailureOr<ModelSpec> getModelSpec(MLIRContext &context,
                                   llvm::StringRef flag) {
   ModelSpec spec;
   spec.modelPath = modelFile;
+  spec.shapeOption = flag.str();
   if (shapes.empty())
     return fail(flag + " is required: one per input of the model's forward"),
            failure();
@@ -219,6 +220,9 @@ FailureOr<ModelSpec> getModelSpec(MLIRContext &context,
     return fail("--optimizer '" + optimizerOption +
                 "' is not none, sgd or adam"),
            failure();
+  if (std::optional<std::string> invalid =
+          findInvalidOptimizerValue(spec.autodiff))
+    return fail("--" + *invalid), failure();
   return spec;
 }
 

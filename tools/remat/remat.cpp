@@ -411,12 +411,6 @@ static int runPlan(MLIRContext &context) {
       planTrainingBatch(*spec, &context, *costModel, options);
   if (failed(plan))
     return 1;
-  if (!plan->chosen &&
-      llvm::all_of(plan->microBatches, [](const PlanCandidate &candidate) {
-        return !candidate.skipped.empty();
-      }))
-    return fail("no micro-batch of batch " + std::to_string(batchOption) +
-                " can train: " + plan->microBatches.back().skipped);
   if (!plan->chosen)
     return fail("the budget " + rematOptions.budget.str() + " (" +
                 std::to_string(*budget) + " bytes) cannot hold the step at " +

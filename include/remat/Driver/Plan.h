@@ -43,8 +43,9 @@ struct PlanCandidate {
   int64_t microBatch = 0;
   int64_t accumulationSteps = 0;
   BatchNormSemantics batchNorm = BatchNormSemantics::FullBatch;
-  /// Why the micro-batch was not evaluated (empty when it was): batch norm
-  /// over 1 value per channel, which PyTorch refuses to train.
+  /// Why the micro-batch was not evaluated (empty when it was): the step
+  /// does not build there (batch norm over 1 value per channel, which
+  /// PyTorch refuses to train), with the build's first error.
   std::string skipped;
   /// The cheapest policy whose schedule fits (when one does).
   std::optional<Policy> policy;
@@ -120,10 +121,6 @@ FailureOr<TorchScriptImport> buildPlannedStep(const ModelSpec &spec,
 
 /// Whether `step` runs batch norm (nn.batch_norm).
 bool hasBatchNorm(ModuleOp step);
-
-/// The name of a batch norm in `step` that normalizes 1 value per channel
-/// (every dimension but the channel's is 1), if one does.
-std::optional<std::string> findSingleValueBatchNorm(ModuleOp step);
 
 } // namespace mlir::remat
 

@@ -27,6 +27,9 @@ struct ModelSpec {
   /// One type per input of forward, without the batch dimension
   /// (3x224x224xf32; a 0-d type such as i64 for per-sample labels).
   std::vector<RankedTensorType> sampleTypes;
+  /// The option that gave sampleTypes (--sample-shape or --input-shape), as
+  /// diagnostics name it.
+  std::string shapeOption = "--sample-shape";
   /// The loss is chosen from the model: `none` when its forward returns a
   /// scalar, else `cross-entropy`.
   AutodiffOptions autodiff;

@@ -14,6 +14,7 @@
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 
+#include <optional>
 #include <string>
 
 namespace mlir::remat {
@@ -57,6 +58,13 @@ struct AutodiffOptions {
 /// a copy of the micro-step per accumulation step, so a larger k is an IR
 /// too large to plan rather than a schedule.
 constexpr int64_t kMaxAccumulationSteps = 1024;
+
+/// The first of `options`' optimizer values that the optimizer ops would
+/// refuse, as `<key>=<value> <why>` (`momentum=-5 must not be negative`),
+/// keys named as the pass options name them: not finite, negative, or a
+/// probability (Adam's betas) not below 1. None when all are valid. Checked
+/// before any work, by the pass and by the driver.
+std::optional<std::string> findInvalidOptimizerValue(const AutodiffOptions &options);
 
 /// Rewrites the forward function `function` into its training step. Its
 /// results become: the loss (`loss`), the forward's other results as they

@@ -384,6 +384,7 @@ static LogicalResult checkStraightLine(jit::Graph &graph, Location fileLoc) {
 static LogicalResult setInputTypes(jit::Graph &graph,
                                    const c10::FunctionSchema &schema,
                                    ArrayRef<RankedTensorType> inputTypes,
+                                   StringRef inputTypesOption,
                                    PreparedGraph &prepared, Location fileLoc) {
   size_t modelInputs = graph.inputs().size() - 1; // without self
   std::vector<std::string> names;
@@ -397,7 +398,7 @@ static LogicalResult setInputTypes(jit::Graph &graph,
                 << (modelInputs == 1 ? "" : "s") << " (";
     llvm::interleaveComma(names, diag);
     return diag << ") but " << inputTypes.size()
-                << " --input-shape option" << (inputTypes.size() == 1 ? "" : "s")
+                << " " << inputTypesOption << " option" << (inputTypes.size() == 1 ? "" : "s")
                 << (inputTypes.size() == 1 ? " was" : " were") << " given";
   }
   for (size_t i = 0; i < modelInputs; ++i) {
@@ -470,7 +471,7 @@ static void sortLifted(jit::Module &module, PreparedGraph &prepared) {
 FailureOr<PreparedGraph>
 torchscript::prepareGraph(jit::Module &module,
                           ArrayRef<RankedTensorType> inputTypes,
-                          Location fileLoc) {
+                          StringRef inputTypesOption, Location fileLoc) {
   module.train(true);
   c10::optional<jit::Method> forward = module.find_method("forward");
   if (!forward)
@@ -481,7 +482,7 @@ torchscript::prepareGraph(jit::Module &module,
   jit::Graph &graph = *prepared.graph;
   inlineCalls(graph);
   if (failed(setInputTypes(graph, forward->function().getSchema(), inputTypes,
-                           prepared, fileLoc)))
+                           inputTypesOption, prepared, fileLoc)))
     return failure();
   AttributeLifter lifter(graph, prepared, fileLoc);
   if (failed(lifter.run(module._ivalue())))

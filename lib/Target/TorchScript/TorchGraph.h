@@ -43,11 +43,13 @@ struct PreparedGraph {
 };
 
 /// Prepares the forward method of `module` (switched to training mode) for
-/// inputs of `inputTypes`. Emits an error at `fileLoc` or at the offending
+/// inputs of `inputTypes` (given by the option `inputTypesOption`, which
+/// diagnostics name). Emits an error at `fileLoc` or at the offending
 /// node's location and returns failure when the graph cannot be made
 /// straight-line code with full shapes.
 FailureOr<PreparedGraph> prepareGraph(torch::jit::Module &module,
                                       ArrayRef<RankedTensorType> inputTypes,
+                                      StringRef inputTypesOption,
                                       Location fileLoc);
 
 /// The MLIR element type of a tensor of `type`, or null when nn has none.

@@ -257,7 +257,7 @@ static FailureOr<TorchScriptImport>
 importLoaded(jit::Module &module, const TorchScriptImportOptions &options,
              Location fileLoc) {
   FailureOr<PreparedGraph> prepared =
-      prepareGraph(module, options.inputTypes, fileLoc);
+      prepareGraph(module, options.inputTypes, options.inputTypesOption, fileLoc);
   if (failed(prepared))
     return failure();
   FunctionAssembler assembler(*prepared, fileLoc, options);

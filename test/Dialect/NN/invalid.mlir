@@ -585,6 +585,24 @@ func.func @batch_norm_eps(%x: tensor<4x16xf32>, %p: tensor<16xf32>) -> tensor<4x
 
 // -----
 
+// PyTorch refuses to train batch norm on one value per channel (batch 1 of
+// 1x1 maps): the variance is 0 and the unbiased one 0/0.
+func.func @batch_norm_one_value_per_channel(%x: tensor<1x16x1x1xf32>, %p: tensor<16xf32>) -> tensor<1x16x1x1xf32> {
+  // expected-error @+1 {{expects more than 1 value per channel to normalize in training, got input 'tensor<1x16x1x1xf32>' (PyTorch: "Expected more than 1 value per channel when training")}}
+  %y, %m, %s = nn.batch_norm %x, %p, %p : tensor<1x16x1x1xf32>, tensor<16xf32>
+  return %y : tensor<1x16x1x1xf32>
+}
+
+// -----
+
+func.func @batch_norm_1d_batch_one(%x: tensor<1x16xf32>, %p: tensor<16xf32>) -> tensor<1x16xf32> {
+  // expected-error @+1 {{expects more than 1 value per channel}}
+  %y, %m, %s = nn.batch_norm %x, %p, %p : tensor<1x16xf32>, tensor<16xf32>
+  return %y : tensor<1x16xf32>
+}
+
+// -----
+
 func.func @batch_norm_types(%x: tensor<4x16xf32>, %w: tensor<16xf32>, %b: tensor<8xf32>) -> tensor<4x16xf32> {
   // expected-error @+1 {{all of {weight, bias, save_mean, save_invstd} have same type}}
   %y, %m, %s = "nn.batch_norm"(%x, %w, %b) : (tensor<4x16xf32>, tensor<16xf32>, tensor<8xf32>) -> (tensor<4x16xf32>, tensor<16xf32>, tensor<16xf32>)

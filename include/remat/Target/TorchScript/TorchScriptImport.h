@@ -27,6 +27,8 @@ struct TorchScriptImportOptions {
   /// One full type per input of the model's forward, batch included, in
   /// the order of forward's parameters.
   std::vector<RankedTensorType> inputTypes;
+  /// The option that gave inputTypes, as diagnostics name it.
+  std::string inputTypesOption = "--input-shape";
   /// The name of the imported function.
   std::string functionName = "forward";
   /// The value of the function's `remat.weights` attribute (the weights

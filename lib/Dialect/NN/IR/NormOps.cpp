@@ -37,6 +37,15 @@ LogicalResult BatchNormOp::verify() {
     return failure();
   if (getEps().convertToDouble() <= 0.0)
     return emitOpError("expects a positive 'eps'");
+  // PyTorch refuses to train on one value per channel: its variance is 0
+  // and the unbiased one, which updates the running statistics, is 0/0.
+  auto type = cast<RankedTensorType>(getInput().getType());
+  if (type.hasStaticShape() &&
+      type.getNumElements() == type.getDimSize(1) && type.getDimSize(1) > 0)
+    return emitOpError("expects more than 1 value per channel to normalize "
+                       "in training, got input ")
+           << type << " (PyTorch: \"Expected more than 1 value per channel "
+                      "when training\")";
   return success();
 }
 
