@@ -16,6 +16,7 @@
 
 #include "mlir/IR/Diagnostics.h"
 #include "llvm/ADT/StringSet.h"
+#include "llvm/Support/Format.h"
 #include "llvm/Support/JSON.h"
 #include "llvm/Support/MemoryBuffer.h"
 
@@ -154,6 +155,15 @@ static int64_t getJsonNesting(StringRef text) {
   return deepest;
 }
 
+/// The longest time one op of a step may take in a measured profile.
+static constexpr double kMaxOpSeconds = 1e6;
+
+static std::string formatSeconds(double seconds) {
+  std::string text;
+  llvm::raw_string_ostream(text) << llvm::format("%g", seconds);
+  return text;
+}
+
 FailureOr<MeasuredProfile> mlir::remat::parseMeasuredProfile(StringRef text,
                                                              StringRef path,
                                                              Location loc) {
@@ -182,6 +192,13 @@ FailureOr<MeasuredProfile> mlir::remat::parseMeasuredProfile(StringRef text,
       return emitError(loc) << "measured profile '" << path << "': '" << key
                             << "' must map to a finite, non-negative number "
                             << getProfileValueUnit(key);
+    // Per-op seconds are summed over the step: a time of 1e308 is finite
+    // but no op's, and the sum would be infinite.
+    if (!isSaturationKey(key) && *value > kMaxOpSeconds)
+      return emitError(loc) << "measured profile '" << path << "': '" << key
+                            << "' maps to " << formatSeconds(*value)
+                            << " seconds, more than " << formatSeconds(kMaxOpSeconds)
+                            << " (11 days), which is no op's time in one step";
     // A fill is a fraction of peak, at most all of it.
     if (key == kMinimumFillKey && *value > 1.0)
       return emitError(loc)

@@ -132,6 +132,8 @@ mlir::remat::evaluatePolicy(ModuleOp step, const Policy &policy,
   evaluation.peakBytesBefore = plan.peakBytesBefore;
   evaluation.solver = plan.result.solver;
   evaluation.status = stringifySolveStatus(plan.result.status);
+  if (plan.result.status == SolveStatus::NotApplicable)
+    evaluation.notApplicable = plan.result.message;
   evaluation.seconds = plan.result.simulation.cost;
   evaluation.secondsBefore = plan.costBefore;
   if (plan.costBefore > 0)
@@ -169,7 +171,10 @@ public:
         evaluatePolicy(*step, policy, budgetBytes, costModel, options);
     if (failed(evaluation))
       return failure();
-    if (progress)
+    if (progress && !evaluation->notApplicable.empty())
+      progress(policy.label + ": batch " + std::to_string(batch) +
+               " does not apply: " + evaluation->notApplicable);
+    else if (progress)
       progress(policy.label + ": batch " + std::to_string(batch) +
                (evaluation->fits ? " fits" : " does not fit") + " (" +
                std::to_string(evaluation->bytes) + " bytes" +

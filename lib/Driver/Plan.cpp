@@ -29,7 +29,7 @@ mlir::remat::stringifyBatchNormSemantics(BatchNormSemantics semantics) {
 int64_t PlanResult::getSmallestBytes() const {
   int64_t smallest = INT64_MAX;
   for (const PlanCandidate &candidate : microBatches)
-    if (candidate.skipped.empty())
+    if (candidate.skipped.empty() && candidate.evaluation.notApplicable.empty())
       smallest = std::min(smallest, candidate.evaluation.bytes);
   return smallest;
 }
@@ -83,14 +83,25 @@ static std::vector<Policy> orderPolicies(ArrayRef<Policy> policies) {
 static std::string describeEvaluation(const PlanCandidate &candidate,
                                       const Policy &policy,
                                       const PolicyEvaluation &evaluation) {
-  return "micro-batch " + std::to_string(candidate.microBatch) + " x " +
-         std::to_string(candidate.accumulationSteps) + ": " + policy.label +
-         (evaluation.fits ? " fits" : " does not fit") + " (" +
+  std::string prefix = "micro-batch " + std::to_string(candidate.microBatch) +
+                       " x " + std::to_string(candidate.accumulationSteps) +
+                       ": " + policy.label;
+  if (!evaluation.notApplicable.empty())
+    return prefix + " does not apply: " + evaluation.notApplicable;
+  return prefix + (evaluation.fits ? " fits" : " does not fit") + " (" +
          std::to_string(evaluation.bytes) + " bytes)";
 }
 
+/// Of two evaluations that do not fit, whether `a` comes closer than `b`:
+/// one that applies before one that does not, then fewer bytes.
+static bool isCloser(const PolicyEvaluation &a, const PolicyEvaluation &b) {
+  if (a.notApplicable.empty() != b.notApplicable.empty())
+    return a.notApplicable.empty();
+  return a.notApplicable.empty() && a.bytes < b.bytes;
+}
+
 /// Evaluates the policies on `step` for `candidate`: the cheapest that fits,
-/// else the evaluation with the fewest bytes.
+/// else the evaluation that comes closest (isCloser).
 static LogicalResult evaluateMicroBatch(ModuleOp step,
                                         const PlanOptions &options,
                                         const CostModel &costModel,
@@ -112,7 +123,7 @@ static LogicalResult evaluateMicroBatch(ModuleOp step,
       if (policy.solver.getKind() == SolverKind::None)
         break;
     } else if (!candidate.fits() &&
-               (!evaluated || evaluation->bytes < candidate.evaluation.bytes)) {
+               (!evaluated || isCloser(*evaluation, candidate.evaluation))) {
       candidate.evaluation = *evaluation;
     }
     evaluated = true;

@@ -9,6 +9,10 @@
 // NEGATIVE: error: measured profile '{{.*}}measured-negative.json': 'nn.relu' must map to a finite, non-negative number of seconds
 // RUN: not remat-opt %s --pass-pipeline='builtin.module(remat-report{path=%t.json measured-profile=%S/Inputs/measured-infinite.json})' -o /dev/null 2>&1 | FileCheck %s --check-prefix=INFINITE
 // INFINITE: error: measured profile '{{.*}}measured-infinite.json': 'nn.relu' must map to a finite, non-negative number of seconds
+// A finite time no op takes (1e308 s) would make the step's time infinite.
+// RUN: echo '{"nn.relu": 1e308}' > %t.huge.json
+// RUN: not remat-opt %s --pass-pipeline='builtin.module(remat-report{path=%t.json measured-profile=%t.huge.json})' -o /dev/null 2>&1 | FileCheck %s --check-prefix=HUGE
+// HUGE: error: measured profile '{{.*}}huge.json': 'nn.relu' maps to 1e+308 seconds, more than 1e+06 (11 days), which is no op's time in one step
 // A profile nested 5000 deep is rejected before the JSON parser, whose
 // recursion overflowed the stack at 50,000 levels (found by remat-fuzz-measured-profile).
 // RUN: not remat-opt %s --pass-pipeline='builtin.module(remat-report{path=%t.json measured-profile=%S/Inputs/measured-deep.json})' -o /dev/null 2>&1 | FileCheck %s --check-prefix=DEEP

@@ -108,8 +108,11 @@ void driver::printMaxBatchTable(llvm::raw_ostream &os, const ModelSpec &spec,
                        formatSamplesPerSecond(result.batch, at).c_str());
     if (maxOverhead)
       os << formatWithinOverhead(&result, *maxOverhead);
-    os << llvm::format(" %14lld  %s\n", (long long)(any ? at.bytes : 0),
+    os << llvm::format(" %14lld  %s", (long long)(any ? at.bytes : 0),
                        at.solver.c_str());
+    if (!at.notApplicable.empty())
+      os << " (does not apply: " << at.notApplicable << ")";
+    os << "\n";
   }
   for (const MaxBatchResult &result : results) {
     if (!result.capped)
@@ -127,6 +130,12 @@ void driver::printMaxBatchTable(llvm::raw_ostream &os, const ModelSpec &spec,
     os << "within " << formatOverhead(*maxOverhead)
        << ": the largest batch whose extra time is at most that, and its "
           "samples/s\n";
+}
+
+/// A figure as JSON: null when it is not finite (JSON has no inf or NaN).
+static llvm::json::Value number(double value) {
+  return std::isfinite(value) ? llvm::json::Value(value)
+                              : llvm::json::Value(nullptr);
 }
 
 /// A count or a rate that may be missing: null when `present` is false.
@@ -148,19 +157,19 @@ void driver::printMaxBatchJson(llvm::raw_ostream &os, const ModelSpec &spec,
                              {"solver", at.solver},
                              {"status", at.status}};
     if (result.batch > 0) {
-      entry["extra_time"] = at.extraTime;
-      entry["extra_flops"] = at.extraFlops;
+      entry["extra_time"] = number(at.extraTime);
+      entry["extra_flops"] = number(at.extraFlops);
       entry["bytes"] = at.bytes;
       entry["peak_bytes"] = at.peakBytes;
     }
     entry["samples_per_second"] =
-        valueOrNull(result.batch > 0, getSamplesPerSecond(result.batch, at));
+        valueOrNull(result.batch > 0, number(getSamplesPerSecond(result.batch, at)));
     int64_t within = result.batchWithinOverhead;
     entry["max_batch_within_overhead"] =
         valueOrNull(maxOverhead.has_value(), within);
     entry["samples_per_second_within_overhead"] = valueOrNull(
         maxOverhead && within > 0,
-        getSamplesPerSecond(within, result.evaluationWithinOverhead));
+        number(getSamplesPerSecond(within, result.evaluationWithinOverhead)));
     policies.push_back(std::move(entry));
   }
   llvm::json::Object root{
@@ -281,8 +290,8 @@ void driver::printSweepJson(llvm::raw_ostream &os, const ModelSpec &spec,
     points.push_back(llvm::json::Object{
         {"budget_bytes", point.budgetBytes},
         {"fits", point.evaluation.fits},
-        {"extra_time", point.evaluation.extraTime},
-        {"extra_flops", point.evaluation.extraFlops},
+        {"extra_time", number(point.evaluation.extraTime)},
+        {"extra_flops", number(point.evaluation.extraFlops)},
         {"bytes", point.evaluation.bytes},
         {"solver", point.evaluation.solver},
         {"status", point.evaluation.status}});
@@ -391,8 +400,8 @@ static llvm::json::Object toJson(const PlanCandidate &candidate) {
                             {"status", at.status},
                             {"bytes", at.bytes},
                             {"peak_bytes", at.peakBytes},
-                            {"est_seconds_per_step", at.seconds},
-                            {"extra_time", candidate.extraTime},
+                            {"est_seconds_per_step", number(at.seconds)},
+                            {"extra_time", number(candidate.extraTime)},
                             {"batch_norm_semantics",
                              stringifyBatchNormSemantics(candidate.batchNorm)}};
 }
@@ -404,7 +413,7 @@ void driver::printPlanJson(llvm::raw_ostream &os, const ModelSpec &spec,
   for (const PlanCandidate &candidate : plan.microBatches) {
     if (candidate.fits()) {
       llvm::json::Object entry = toJson(candidate);
-      entry["samples_per_second"] = getPlanSamplesPerSecond(plan, candidate);
+      entry["samples_per_second"] = number(getPlanSamplesPerSecond(plan, candidate));
       candidates.push_back(std::move(entry));
       continue;
     }
@@ -419,7 +428,7 @@ void driver::printPlanJson(llvm::raw_ostream &os, const ModelSpec &spec,
   }
   llvm::json::Object chosen = toJson(plan.microBatches[*plan.chosen]);
   chosen["samples_per_second"] =
-      getPlanSamplesPerSecond(plan, plan.microBatches[*plan.chosen]);
+      number(getPlanSamplesPerSecond(plan, plan.microBatches[*plan.chosen]));
   llvm::json::Object root{{"model", spec.modelPath},
                           {"sample_shapes", describeShapes(spec)},
                           {"optimizer", spec.autodiff.optimizer},
@@ -427,7 +436,7 @@ void driver::printPlanJson(llvm::raw_ostream &os, const ModelSpec &spec,
                           {"budget_bytes", plan.budgetBytes},
                           {"batch", plan.batch},
                           {"max_accumulation_steps", plan.maxAccumulationSteps},
-                          {"ideal_seconds_per_step", plan.idealSeconds},
+                          {"ideal_seconds_per_step", number(plan.idealSeconds)},
                           {"candidates", std::move(candidates)},
                           {"not_fitting", std::move(notFitting)},
                           {"chosen", std::move(chosen)}};

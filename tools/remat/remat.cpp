@@ -140,7 +140,12 @@ static int runMaxBatch(MLIRContext &context) {
   if (llvm::none_of(results, [](const MaxBatchResult &r) { return r.batch; })) {
     int64_t smallest = INT64_MAX;
     for (const MaxBatchResult &result : results)
-      smallest = std::min(smallest, result.evaluation.bytes);
+      if (result.evaluation.notApplicable.empty())
+        smallest = std::min(smallest, result.evaluation.bytes);
+    if (smallest == INT64_MAX)
+      return fail("no policy applies to the step: " +
+                  results.front().policy.label + ": " +
+                  results.front().evaluation.notApplicable);
     return fail("the budget " + rematOptions.budget.str() + " (" +
                 std::to_string(*budget) +
                 " bytes) cannot hold the step at batch 1 under any policy; "
@@ -346,6 +351,16 @@ static int writePlannedStep(MLIRContext &context, const ModelSpec &spec,
   return writeStep(*step, *outputs.weights, *outputs.step, outputs.group);
 }
 
+/// Why no policy applied: the first evaluated micro-batch's reason.
+static std::string describeNotApplicable(const PlanResult &plan) {
+  for (const PlanCandidate &candidate : plan.microBatches)
+    if (candidate.skipped.empty() &&
+        !candidate.evaluation.notApplicable.empty())
+      return candidate.evaluation.solver + ": " +
+             candidate.evaluation.notApplicable;
+  return "every micro-batch was skipped";
+}
+
 static int runPlan(MLIRContext &context) {
   FailureOr<ModelSpec> spec =
       getModelSpec(context, sampleShapes, "--sample-shape");
@@ -411,6 +426,9 @@ static int runPlan(MLIRContext &context) {
       planTrainingBatch(*spec, &context, *costModel, options);
   if (failed(plan))
     return 1;
+  if (!plan->chosen && plan->getSmallestBytes() == INT64_MAX)
+    return fail("no policy applies to the step at any micro-batch: " +
+                describeNotApplicable(*plan));
   if (!plan->chosen)
     return fail("the budget " + rematOptions.budget.str() + " (" +
                 std::to_string(*budget) + " bytes) cannot hold the step at " +

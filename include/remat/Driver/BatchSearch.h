@@ -56,6 +56,11 @@ struct PolicyEvaluation {
   double secondsBefore = 0.0;
   std::string solver;
   std::string status;
+  /// Why the policy's solver does not apply to the step (segments=K on a
+  /// forward with fewer cut vertices); empty when it does. A policy that
+  /// does not apply has no schedule: `fits` is false and `bytes` means
+  /// nothing.
+  std::string notApplicable;
 };
 
 /// Plans `step` (every function of it) under `budgetBytes` with `policy`;

@@ -77,7 +77,7 @@ struct PlanResult {
   std::optional<size_t> chosen;
 
   /// The fewest bytes any schedule reached, at any micro-batch evaluated
-  /// (INT64_MAX when every one was skipped).
+  /// (INT64_MAX when every one was skipped or no policy applied).
   int64_t getSmallestBytes() const;
 };
 
