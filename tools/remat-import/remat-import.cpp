@@ -16,6 +16,7 @@
 
 #include "remat/Support/OutputFile.h"
 #include "remat/Support/ToolDiagnostics.h"
+#include "remat/Support/ToolMain.h"
 #include "remat/Support/Version.h"
 #include "remat/Target/TorchScript/TorchScriptImport.h"
 
@@ -76,8 +77,8 @@ static bool isBareIdentifier(StringRef name) {
   });
 }
 
-int main(int argc, char **argv) {
-  llvm::InitLLVM init(argc, argv);
+/// The tool itself; main runs it at the tool's edge (ToolMain.h).
+static int runTool(int argc, char **argv) {
   mlir::remat::setVersionPrinter("remat-import");
   // --mlir-print-debuginfo writes each op's location: the Python source
   // line it came from.
@@ -140,4 +141,10 @@ int main(int argc, char **argv) {
   if (failed(outputs.commit(error)))
     return fail(error);
   return 0;
+}
+
+int main(int argc, char **argv) {
+  llvm::InitLLVM init(argc, argv);
+  return mlir::remat::runToolMain("remat-import",
+                                  [&] { return runTool(argc, argv); });
 }

@@ -15,6 +15,7 @@
 #include "remat/Report/StepReport.h"
 #include "remat/Support/OutputFile.h"
 #include "remat/Support/ToolDiagnostics.h"
+#include "remat/Support/ToolMain.h"
 #include "remat/Support/Version.h"
 #include "remat/Transforms/Passes.h"
 
@@ -24,6 +25,7 @@
 #include "mlir/Tools/mlir-opt/MlirOptMain.h"
 #include "mlir/Transforms/Passes.h"
 #include "llvm/Support/CommandLine.h"
+#include "llvm/Support/InitLLVM.h"
 #include "llvm/Support/MemoryBuffer.h"
 #include "llvm/Support/SourceMgr.h"
 
@@ -131,7 +133,8 @@ static int fail(const std::string &message) {
   return 1;
 }
 
-int main(int argc, char **argv) {
+/// The tool itself; main runs it at the tool's edge (ToolMain.h).
+static int runTool(int argc, char **argv) {
   mlir::remat::setVersionPrinter("remat-opt");
   mlir::registerTransformsPasses();
   mlir::remat::registerRematPasses();
@@ -191,4 +194,10 @@ int main(int argc, char **argv) {
   if (mlir::failed(outputs.commit(errorMessage)))
     return fail(errorMessage);
   return 0;
+}
+
+int main(int argc, char **argv) {
+  llvm::InitLLVM init(argc, argv);
+  return mlir::remat::runToolMain("remat-opt",
+                                  [&] { return runTool(argc, argv); });
 }

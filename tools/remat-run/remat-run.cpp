@@ -9,8 +9,10 @@
 // the results and the final state as .npy (all or none, once the runs are
 // done: Support/OutputFile.h), and
 // with --reference runs the original step on the same inputs and compares
-// every result. Exits non-zero when a check fails or a result differs by
-// more than the tolerance (0: bit for bit).
+// every result (the two steps must return the same results by name; NaN
+// equals only NaN; f16 and bf16 are compared by value). Exits non-zero when
+// a check fails or a result differs by more than the tolerance (0: bit for
+// bit).
 //
 //===----------------------------------------------------------------------===//
 
@@ -20,11 +22,13 @@
 #include "remat/Support/FileName.h"
 #include "remat/Support/OutputFile.h"
 #include "remat/Support/ToolDiagnostics.h"
+#include "remat/Support/ToolMain.h"
 #include "remat/Support/Version.h"
 
 #include "mlir/IR/BuiltinOps.h"
 #include "mlir/IR/MLIRContext.h"
 #include "mlir/Parser/Parser.h"
+#include "llvm/ADT/APFloat.h"
 #include "llvm/ADT/StringMap.h"
 #include "llvm/Support/CommandLine.h"
 #include "llvm/Support/FileSystem.h"
@@ -200,21 +204,71 @@ static double getElement(const NpyArray &array, int64_t i) {
   case NpyType::BF16: {
     uint16_t bits;
     std::memcpy(&bits, data + 2 * i, 2);
-    uint32_t widened = array.type == NpyType::BF16
-                           ? uint32_t(bits) << 16
-                           : 0; // f16 results are compared bitwise only
-    float value;
-    std::memcpy(&value, &widened, 4);
-    return value;
+    llvm::APFloat value(array.type == NpyType::F16 ? llvm::APFloat::IEEEhalf()
+                                                   : llvm::APFloat::BFloat(),
+                        llvm::APInt(16, bits));
+    return value.convertToDouble();
   }
   }
   return 0.0;
 }
 
+/// Checks that the run and the reference return the same results by name,
+/// in the same order; says what differs and returns false otherwise.
+static bool checkSameResults(const CpuRunReport &run,
+                             const CpuRunReport &reference) {
+  if (run.results.size() != reference.results.size()) {
+    llvm::errs() << "remat-run: --reference: the step returns "
+                 << run.results.size() << " results, the reference step "
+                 << reference.results.size() << "\n";
+    return false;
+  }
+  for (auto [index, mine, theirs] :
+       llvm::enumerate(run.results, reference.results)) {
+    if (mine.name == theirs.name)
+      continue;
+    llvm::errs() << "remat-run: --reference: result " << index << " is '"
+                 << mine.name << "', the reference step's is '" << theirs.name
+                 << "'\n";
+    return false;
+  }
+  return true;
+}
+
+/// How far one result is from the reference's: the largest absolute and
+/// relative differences, and the elements that are NaN in one of them only
+/// (NaN against NaN is equal; NaN against a number is a difference).
+struct Difference {
+  double maxAbs = 0.0, maxRel = 0.0;
+  int64_t nanMismatches = 0;
+};
+
+static Difference measureDifference(const NpyArray &mine,
+                                    const NpyArray &theirs) {
+  Difference difference;
+  for (int64_t i = 0, e = mine.getNumElements(); i < e; ++i) {
+    double a = getElement(mine, i), b = getElement(theirs, i);
+    if (a == b || (std::isnan(a) && std::isnan(b)))
+      continue;
+    if (std::isnan(a) || std::isnan(b)) {
+      ++difference.nanMismatches;
+      continue;
+    }
+    double diff = std::fabs(a - b);
+    difference.maxAbs = std::max(difference.maxAbs, diff);
+    difference.maxRel =
+        std::max(difference.maxRel, diff / std::max(std::fabs(b), 1e-30));
+  }
+  return difference;
+}
+
 /// Compares every result with the reference's; returns false on a result
-/// that differs by more than the tolerance.
+/// that differs by more than the tolerance, or when the two steps do not
+/// return the same results.
 static bool compareResults(const CpuRunReport &run,
                            const CpuRunReport &reference) {
+  if (!checkSameResults(run, reference))
+    return false;
   bool ok = true;
   int identical = 0;
   for (auto [mine, theirs] : llvm::zip(run.results, reference.results)) {
@@ -228,17 +282,16 @@ static bool compareResults(const CpuRunReport &run,
       ++identical;
       continue;
     }
-    double maxAbs = 0.0, maxRel = 0.0;
-    for (int64_t i = 0, e = mine.array.getNumElements(); i < e; ++i) {
-      double a = getElement(mine.array, i), b = getElement(theirs.array, i);
-      double diff = std::fabs(a - b);
-      maxAbs = std::max(maxAbs, diff);
-      maxRel = std::max(maxRel, diff / std::max(std::fabs(b), 1e-30));
-    }
+    Difference difference = measureDifference(mine.array, theirs.array);
     llvm::outs() << "  " << mine.name << ": max abs diff "
-                 << llvm::format("%.3g", maxAbs) << ", max rel diff "
-                 << llvm::format("%.3g", maxRel) << "\n";
-    if (maxRel > tolerance)
+                 << llvm::format("%.3g", difference.maxAbs) << ", max rel diff "
+                 << llvm::format("%.3g", difference.maxRel);
+    if (difference.nanMismatches)
+      llvm::outs() << ", NaN against a number at " << difference.nanMismatches
+                   << (difference.nanMismatches == 1 ? " element"
+                                                     : " elements");
+    llvm::outs() << "\n";
+    if (difference.maxRel > tolerance || difference.nanMismatches)
       ok = false;
   }
   llvm::outs() << "reference: " << identical << " of " << run.results.size()
@@ -349,8 +402,8 @@ static void printMemory(const CpuRunReport &run) {
   os << ": ATen's CPU kernels with remat-run's copies and checks\n";
 }
 
-int main(int argc, char **argv) {
-  llvm::InitLLVM init(argc, argv);
+/// The tool itself; main runs it at the tool's edge (ToolMain.h).
+static int runTool(int argc, char **argv) {
   setVersionPrinter("remat-run");
   cl::HideUnrelatedOptions(getToolCategory());
   cl::ParseCommandLineOptions(argc, argv,
@@ -387,4 +440,10 @@ int main(int argc, char **argv) {
                                            std::max<int64_t>(steps, 1))
                << " ms a step\n";
   return same ? 0 : 1;
+}
+
+int main(int argc, char **argv) {
+  llvm::InitLLVM init(argc, argv);
+  return mlir::remat::runToolMain("remat-run",
+                                  [&] { return runTool(argc, argv); });
 }

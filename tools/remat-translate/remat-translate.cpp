@@ -15,6 +15,7 @@
 
 #include "remat/Support/OutputFile.h"
 #include "remat/Support/ToolDiagnostics.h"
+#include "remat/Support/ToolMain.h"
 #include "remat/Support/Version.h"
 #include "remat/Target/Cuda/CudaEmitter.h"
 #include "remat/Target/GraphJson/GraphJsonImport.h"
@@ -92,8 +93,8 @@ static LogicalResult translateChunk(const Translation &translation,
   return translation(sourceMgr, os, &context);
 }
 
-int main(int argc, char **argv) {
-  llvm::InitLLVM init(argc, argv);
+/// The tool itself; main runs it at the tool's edge (ToolMain.h).
+static int runTool(int argc, char **argv) {
   mlir::remat::setVersionPrinter("remat-translate");
   registerGraphJsonImport();
   registerCudaEmitter();
@@ -134,4 +135,10 @@ int main(int argc, char **argv) {
   if (failed(outputs.commit(error)))
     return fail(error);
   return 0;
+}
+
+int main(int argc, char **argv) {
+  llvm::InitLLVM init(argc, argv);
+  return mlir::remat::runToolMain("remat-translate",
+                                  [&] { return runTool(argc, argv); });
 }

@@ -32,6 +32,7 @@
 #include "remat/Report/StepReport.h"
 #include "remat/Support/OutputFile.h"
 #include "remat/Support/ToolDiagnostics.h"
+#include "remat/Support/ToolMain.h"
 #include "remat/Support/Version.h"
 #include "remat/Target/TorchScript/TorchScriptImport.h"
 #include "remat/Transforms/Passes.h"
@@ -518,8 +519,8 @@ static int runSweep(MLIRContext &context) {
   return 0;
 }
 
-int main(int argc, char **argv) {
-  llvm::InitLLVM init(argc, argv);
+/// The tool itself; main runs it at the tool's edge (ToolMain.h).
+static int runTool(int argc, char **argv) {
   mlir::remat::setVersionPrinter("remat");
   llvm::cl::HideUnrelatedOptions(driver::getToolCategory());
   llvm::cl::ParseCommandLineOptions(
@@ -549,4 +550,9 @@ int main(int argc, char **argv) {
     return runPlan(context);
   return fail(
       "name a command: max-batch, plan, compile, sweep or ops (see --help)");
+}
+
+int main(int argc, char **argv) {
+  llvm::InitLLVM init(argc, argv);
+  return mlir::remat::runToolMain("remat", [&] { return runTool(argc, argv); });
 }
