@@ -337,6 +337,11 @@ static int writePlannedStep(MLIRContext &context, const ModelSpec &spec,
       buildPlannedStep(spec, chosen, &context, outputs.weightsPath);
   if (failed(step))
     return 1;
+  // The checkpoints policy keeps its checkpoints as evaluatePolicy marked
+  // them: the marks solver then recomputes the rest.
+  if (!chosen.policy->checkpoints.empty() &&
+      failed(markCheckpoints(*step->module, chosen.policy->checkpoints)))
+    return 1;
   RematOptions options = rematOptions;
   options.solver = chosen.policy->solver;
   // As evaluatePolicy solved it: the same schedule.
