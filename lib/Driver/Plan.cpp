@@ -183,8 +183,10 @@ mlir::remat::planTrainingBatch(const ModelSpec &spec, MLIRContext *context,
     bool wholeBatch = result.microBatches.empty();
     std::string why;
     FailureOr<TorchScriptImport> step =
-        wholeBatch ? buildPlannedStep(spec, candidate, context, "")
-                   : buildOrExplain(spec, candidate, context, why);
+        wholeBatch
+            ? buildTrainingStep(withAccumulation(spec, candidate.accumulationSteps), microBatch, context,
+                                "", &result.modelReturnsLoss)
+            : buildOrExplain(spec, candidate, context, why);
     if (failed(step) && wholeBatch)
       return failure();
     if (failed(step)) {

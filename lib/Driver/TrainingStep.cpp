@@ -23,7 +23,8 @@ std::vector<RankedTensorType> mlir::remat::getBatchTypes(const ModelSpec &spec,
 FailureOr<TorchScriptImport>
 mlir::remat::buildTrainingStep(const ModelSpec &spec, int64_t batch,
                                MLIRContext *context,
-                               llvm::StringRef weightsPath) {
+                               llvm::StringRef weightsPath,
+                               bool *returnsLoss) {
   TorchScriptImportOptions importOptions;
   importOptions.inputTypes = getBatchTypes(spec, batch);
   importOptions.inputTypesOption = spec.shapeOption;
@@ -37,13 +38,20 @@ mlir::remat::buildTrainingStep(const ModelSpec &spec, int64_t batch,
     auto results = function.getFunctionType().getResults();
     auto first = results.empty() ? RankedTensorType()
                                  : dyn_cast<RankedTensorType>(results[0]);
-    bool returnsLoss = first && first.getRank() == 0;
+    bool ownLoss = first && first.getRank() == 0;
+    if (returnsLoss)
+      *returnsLoss = ownLoss;
+    if (!ownLoss && options.lossReduction == "sum")
+      return function.emitError()
+             << "--loss-reduction=sum is for a model that returns its own "
+                "loss; this model returns logits, whose cross-entropy is a "
+                "mean over the batch";
     if (spec.classes > 0 && first && first.getRank() == 2 &&
         first.getDimSize(1) != spec.classes)
       return function.emitError()
              << "the model's output has " << first.getDimSize(1)
              << " classes, not the " << spec.classes << " of --classes";
-    options.loss = returnsLoss ? "none" : "cross-entropy";
+    options.loss = ownLoss ? "none" : "cross-entropy";
     if (failed(differentiateFunction(function, options)))
       return failure();
   }

@@ -307,8 +307,11 @@ LogicalResult mlir::remat::buildAccumulatedStep(func::FuncOp function,
   AutodiffOptions microOptions = options;
   microOptions.optimizer = "none";
   microOptions.accumulationSteps = 1;
+  // A mean loss is scaled by 1/K so that the K micro-steps' gradients add
+  // up to the whole batch's; K partial sums already do.
+  int64_t lossDivisor = options.lossReduction == "sum" ? 1 : steps;
   FailureOr<GradientStep> microStep =
-      buildGradients(*micro, microOptions, steps);
+      buildGradients(*micro, microOptions, lossDivisor);
   if (failed(microStep) || failed(checkSlicedArguments(*micro, steps)))
     return failure();
   if (failed(finishStep(*micro, *microStep, microOptions)))

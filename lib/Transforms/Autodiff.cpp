@@ -465,6 +465,14 @@ static LogicalResult checkOptions(func::FuncOp function,
       options.optimizer != "adam")
     return emitFunctionError(function) << "unknown optimizer '" << options.optimizer
                                 << "' (none, sgd or adam)";
+  if (options.lossReduction != "mean" && options.lossReduction != "sum")
+    return emitFunctionError(function)
+           << "unknown loss reduction '" << options.lossReduction
+           << "' (mean or sum)";
+  if (options.loss == "cross-entropy" && options.lossReduction != "mean")
+    return emitFunctionError(function)
+           << "loss=cross-entropy is a mean over the batch: "
+              "loss-reduction=sum applies to a model's own loss (loss=none)";
   if (options.updatePlacement != "interleaved" &&
       options.updatePlacement != "end")
     return emitFunctionError(function)
@@ -503,6 +511,7 @@ struct RematAutodiffPass
   void runOnOperation() override {
     AutodiffOptions options;
     options.loss = loss;
+    options.lossReduction = lossReduction;
     options.optimizer = optimizer;
     options.lr = lr;
     options.momentum = momentum;

@@ -133,6 +133,13 @@ static cl::opt<double>
                    cl::sub(compileCommand), cl::sub(sweepCommand),
                    cl::sub(planCommand), cl::desc("SGD momentum (default: 0)"),
                    cl::cat(getToolCategory()));
+static cl::opt<std::string> lossReductionOption(
+    "loss-reduction", cl::init("mean"), cl::sub(maxBatchCommand),
+    cl::sub(compileCommand), cl::sub(sweepCommand), cl::sub(planCommand),
+    cl::desc("For a model that returns its own loss: mean or sum over the "
+             "batch's samples, which decides how gradient accumulation "
+             "scales it (default: mean, each micro-step's loss / k)"),
+    cl::cat(getToolCategory()));
 static cl::opt<int64_t> classesOption(
     "classes", cl::init(0), cl::sub(maxBatchCommand), cl::sub(compileCommand),
     cl::sub(sweepCommand), cl::sub(planCommand),
@@ -214,11 +221,16 @@ FailureOr<ModelSpec> getModelSpec(MLIRContext &context,
   spec.autodiff.optimizer = optimizerOption;
   spec.autodiff.lr = lrOption;
   spec.autodiff.momentum = momentumOption;
+  spec.autodiff.lossReduction = lossReductionOption;
   spec.classes = classesOption;
   if (optimizerOption != "none" && optimizerOption != "sgd" &&
       optimizerOption != "adam")
     return fail("--optimizer '" + optimizerOption +
                 "' is not none, sgd or adam"),
+           failure();
+  if (lossReductionOption != "mean" && lossReductionOption != "sum")
+    return fail("--loss-reduction '" + lossReductionOption +
+                "' is not mean or sum"),
            failure();
   if (std::optional<std::string> invalid =
           findInvalidOptimizerValue(spec.autodiff))

@@ -353,6 +353,18 @@ static void printPlanRow(llvm::raw_ostream &os, const PlanResult &plan,
                      describeBatchNorm(candidate.batchNorm).c_str());
 }
 
+/// How accumulation scales a loss the model returns itself.
+static std::string describeOwnLoss(StringRef reduction) {
+  if (reduction == "sum")
+    return "model's own loss, a sum over the batch (--loss-reduction=sum): "
+           "the micro-steps' losses and gradients add up unscaled to the "
+           "whole batch's";
+  return "model's own loss, taken as a mean over the batch "
+         "(--loss-reduction=mean): each micro-step's loss is divided by the "
+         "steps, which equals the whole batch's step only for a mean; for a "
+         "sum over the batch, pass --loss-reduction=sum";
+}
+
 void driver::printPlanTable(llvm::raw_ostream &os, const ModelSpec &spec,
                             const DeviceProfile &device,
                             const PlanResult &plan) {
@@ -389,6 +401,12 @@ void driver::printPlanTable(llvm::raw_ostream &os, const ModelSpec &spec,
           "updates are computed over each micro-batch, so training differs "
           "from one step over the whole batch of "
        << plan.batch << "\n";
+  bool accumulates =
+      llvm::any_of(plan.microBatches, [](const PlanCandidate &candidate) {
+        return candidate.accumulationSteps > 1 && candidate.skipped.empty();
+      });
+  if (plan.modelReturnsLoss && accumulates)
+    os << describeOwnLoss(spec.autodiff.lossReduction) << "\n";
 }
 
 static llvm::json::Object toJson(const PlanCandidate &candidate) {
@@ -437,6 +455,9 @@ void driver::printPlanJson(llvm::raw_ostream &os, const ModelSpec &spec,
                           {"batch", plan.batch},
                           {"max_accumulation_steps", plan.maxAccumulationSteps},
                           {"ideal_seconds_per_step", number(plan.idealSeconds)},
+                          {"loss_reduction",
+                           valueOrNull(plan.modelReturnsLoss,
+                                       spec.autodiff.lossReduction)},
                           {"candidates", std::move(candidates)},
                           {"not_fitting", std::move(notFitting)},
                           {"chosen", std::move(chosen)}};

@@ -70,6 +70,10 @@ struct PlanResult {
   /// Estimated seconds of the whole-batch step (k = 1) as given, nothing
   /// recomputed: what `extraTime` is measured against.
   double idealSeconds = 0.0;
+  /// Whether the model returns its own loss (a scalar): then accumulation
+  /// scales it as ModelSpec's loss reduction says, which only the user
+  /// knows (a mean or a sum over the batch).
+  bool modelReturnsLoss = false;
   /// One per micro-batch dividing the batch, largest first (k = 1 first).
   std::vector<PlanCandidate> microBatches;
   /// Index into `microBatches` of the fastest that fits; none when nothing

@@ -43,12 +43,16 @@ struct ModelSpec {
 /// micro-batch: the model is imported at `batch` and the step runs k
 /// micro-steps, its inputs and labels taking k x `batch` samples (see
 /// AutodiffOptions). `weightsPath` is recorded on the step as where its weights will
-/// be (empty: nowhere). Emits errors and fails when the model cannot be
-/// imported or differentiated at that batch.
+/// be (empty: nowhere). Sets `*returnsLoss`, when given, to whether the
+/// model returns its own loss (a scalar; else its logits get
+/// cross-entropy). Emits errors and fails when the model cannot be
+/// imported or differentiated at that batch, or when
+/// `spec.autodiff.lossReduction` is `sum` for a model that returns logits.
 FailureOr<TorchScriptImport> buildTrainingStep(const ModelSpec &spec,
                                                int64_t batch,
                                                MLIRContext *context,
-                                               llvm::StringRef weightsPath = "");
+                                               llvm::StringRef weightsPath = "",
+                                               bool *returnsLoss = nullptr);
 
 class TrainingStepBuilder {
 public:

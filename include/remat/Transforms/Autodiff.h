@@ -25,6 +25,12 @@ struct AutodiffOptions {
   /// cross entropy against the argument with role `label` (added, as
   /// tensor<Nxi64> named "labels", when there is none).
   std::string loss = "none";
+  /// How the loss reduces over the batch's samples, which decides how
+  /// accumulation scales it: "mean" (micro-steps run loss / k, so that the
+  /// summed gradients are the whole batch's) or "sum" (loss as it is: k
+  /// partial sums add up to the whole batch's). cross-entropy is a mean;
+  /// a model that returns its own loss says which with this option.
+  std::string lossReduction = "mean";
   /// "none" (gradients as results), "sgd" or "adam".
   std::string optimizer = "none";
   /// Learning rate; 0 takes the optimizer's default (SGD 0.01, Adam 1e-3).
@@ -42,7 +48,7 @@ struct AutodiffOptions {
   /// Gradient accumulation: k > 1 builds a step over k micro-batches. The
   /// function is the forward at the micro-batch m; the step's inputs and
   /// labels take k x m samples, and it runs k micro-steps in sequence, each
-  /// on its slice of m samples (forward, loss / k, backward), sums their
+  /// on its slice of m samples (forward, loss / k for a mean loss, backward), sums their
   /// gradients, and then applies the optimizer once - PyTorch's
   /// accumulation loop. Batch norm computes its statistics per micro-batch
   /// and updates its running statistics once per micro-batch (unlike one

@@ -61,6 +61,11 @@ def RematAutodiffPass : Pass<"remat-autodiff", "::mlir::ModuleOp"> {
     Option<"loss", "loss", "std::string", /*default=*/"\"none\"",
            "none (the first result is the loss) or cross-entropy (the first "
            "result is logits)">,
+    Option<"lossReduction", "loss-reduction", "std::string",
+           /*default=*/"\"mean\"",
+           "How the loss reduces over the samples: mean (accumulation scales "
+           "each micro-step's loss by 1/K) or sum (no scaling); "
+           "cross-entropy is a mean">,
     Option<"optimizer", "optimizer", "std::string", /*default=*/"\"none\"",
            "none (gradients as results), sgd or adam">,
     Option<"lr", "lr", "double", /*default=*/"0.0",
@@ -82,7 +87,8 @@ def RematAutodiffPass : Pass<"remat-autodiff", "::mlir::ModuleOp"> {
            "Gradient accumulation: the function is the forward at the "
            "micro-batch; K > 1 builds a step over K micro-batches (inputs "
            "and labels K times as many rows), summing the gradients of "
-           "loss / K and applying the optimizer once (K at most 1024)">,
+           "loss / K (a mean loss; loss itself for loss-reduction=sum) and "
+           "applying the optimizer once (K at most 1024)">,
   ];
 }
 
