@@ -349,11 +349,10 @@ std::optional<double> CostModel::getMeasuredSeconds(Operation *op) const {
   if (auto attr = op->getAttrOfType<StringAttr>(attr::kRecomputeOf))
     of = attr.getValue();
   // The exact name first, then the op of micro-step 0 that an accumulated
-  // step's copy repeats (the same kernel on the same shapes), known by its
-  // remat.micro_step, never by the look of a name: a model's own module
-  // may be called `micro1`.
-  for (StringRef candidate : {name, of, getMicroStepOrigin(op, name),
-                              getMicroStepOrigin(op, of)})
+  // step's copy (or its recomputation) repeats, the same kernel on the same
+  // shapes, known by its remat.micro_origin, never by the look of a name: a
+  // model's own module may be called `micro1`.
+  for (StringRef candidate : {name, of, getMicroStepOrigin(op)})
     if (std::optional<double> seconds = lookup(candidate))
       return seconds;
   return lookup(op->getName().getStringRef());

@@ -51,7 +51,7 @@ static LogicalResult markFunction(func::FuncOp function,
     bool keep = wanted.contains(name.getValue());
     if (keep)
       found.insert(name.getValue());
-    llvm::StringRef original = getMicroStepOrigin(&op, name.getValue());
+    llvm::StringRef original = getMicroStepOrigin(&op);
     if (!keep && !original.empty() && wanted.contains(original))
       keep = true;
     op.setAttr(attr::kPolicy, b.getStringAttr(keep ? "keep" : "recompute"));

@@ -215,9 +215,11 @@ SmallVector<Value> AccumulatedStepBuilder::cloneMicroStep(int64_t index,
     if (prefix.empty())
       continue;
     clone->setAttr(attr::kMicroStep, builder.getI64IntegerAttr(index));
-    if (auto name = clone->getAttrOfType<StringAttr>(attr::kName))
+    if (auto name = clone->getAttrOfType<StringAttr>(attr::kName)) {
+      clone->setAttr(attr::kMicroOrigin, name);
       clone->setAttr(attr::kName,
                      builder.getStringAttr(prefix + name.getValue().str()));
+    }
   }
   SmallVector<Value> results;
   for (Value result : body.getTerminator()->getOperands())

@@ -41,9 +41,9 @@
 // CHECK: nn.slice %arg0 {dim = 0 : i64, end = 4 : i64, remat.name = "micro1.x.slice", remat.phase = "forward", start = 2 : i64}
 // CHECK: nn.slice %arg8 {dim = 0 : i64, end = 4 : i64, remat.name = "micro1.labels.slice", remat.phase = "forward", start = 2 : i64}
 // CHECK: nn.linear {{.*}}remat.name = "micro1.fc"
-// CHECK: %[[RM1:.*]], %[[RV1:.*]] = nn.batch_norm_update_stats %{{.*}}, %[[RM0]], %[[RV0]] {remat.micro_step = 1 : i64, remat.name = "micro1.bn.update_stats"
+// CHECK: %[[RM1:.*]], %[[RV1:.*]] = nn.batch_norm_update_stats %{{.*}}, %[[RM0]], %[[RV0]] {remat.micro_origin = "bn.update_stats", remat.micro_step = 1 : i64, remat.name = "micro1.bn.update_stats"
 // CHECK: nn.dropout %{{.*}}, %arg9, {{.*}}remat.name = "micro1.drop"
-// CHECK: %[[LOSS1:.*]] = nn.div_scalar %{{.*}}, 2.000000e+00 {remat.micro_step = 1 : i64, remat.name = "micro1.loss.scaled"
+// CHECK: %[[LOSS1:.*]] = nn.div_scalar %{{.*}}, 2.000000e+00 {remat.micro_origin = "loss.scaled", remat.micro_step = 1 : i64, remat.name = "micro1.loss.scaled"
 // CHECK-NEXT: %[[LOSS:.*]] = nn.add %[[LOSS0]], %[[LOSS1]] {remat.name = "micro1.loss.sum", remat.phase = "forward"}
 // CHECK-NOT: grad_zero
 // CHECK: %{{.*}}, %[[DGAMMA1:.*]], %[[DBETA1:.*]] = nn.batch_norm_backward {{.*}}remat.name = "micro1.bn.grad"
@@ -67,7 +67,7 @@
 // END: %[[W1:.*]] = nn.add {{.*}}remat.name = "micro1.w.grad_accumulate"
 // END-NOT: nn.adam
 // END: nn.slice %arg0 {dim = 0 : i64, end = 6 : i64, remat.name = "micro2.x.slice", remat.phase = "forward", start = 4 : i64}
-// END: nn.div_scalar %{{.*}}, 3.000000e+00 {remat.micro_step = 2 : i64, remat.name = "micro2.loss.scaled"
+// END: nn.div_scalar %{{.*}}, 3.000000e+00 {remat.micro_origin = "loss.scaled", remat.micro_step = 2 : i64, remat.name = "micro2.loss.scaled"
 // END-NEXT: nn.add {{.*}}remat.name = "micro2.loss.sum"
 // END-NOT: nn.adam
 // END: nn.linear_backward_weight {{.*}}remat.name = "micro2.fc.grad_weight"

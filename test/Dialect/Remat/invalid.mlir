@@ -144,3 +144,19 @@ func.func @micro_step_string(%x: tensor<4xf32>) -> tensor<4xf32> {
   %0 = nn.relu %x {remat.name = "micro1.a", remat.micro_step = "1"} : tensor<4xf32>
   return %0 : tensor<4xf32>
 }
+
+// -----
+
+func.func @micro_origin_empty(%x: tensor<4xf32>) -> tensor<4xf32> {
+  // expected-error @+1 {{'remat.micro_origin' must be a non-empty string}}
+  %0 = nn.relu %x {remat.name = "micro1.a", remat.micro_step = 1 : i64, remat.micro_origin = ""} : tensor<4xf32>
+  return %0 : tensor<4xf32>
+}
+
+// -----
+
+func.func @micro_origin_number(%x: tensor<4xf32>) -> tensor<4xf32> {
+  // expected-error @+1 {{'remat.micro_origin' must be a non-empty string}}
+  %0 = nn.relu %x {remat.name = "micro1.a", remat.micro_step = 1 : i64, remat.micro_origin = 1 : i64} : tensor<4xf32>
+  return %0 : tensor<4xf32>
+}

@@ -258,6 +258,11 @@ LogicalResult verifyRematAttribute(NamedAttribute attribute, Site site,
                          << "' must be an i64 micro-step index of at least 1";
     return success();
   }
+  if (name == attr::kMicroOrigin) {
+    if (failed(allowedAt({Site::Op})))
+      return failure();
+    return success(getNonEmptyString(attribute, emitError).has_value());
+  }
   if (name == attr::kRecomputeOf) {
     if (failed(allowedAt({Site::Op})))
       return failure();
@@ -451,12 +456,7 @@ LogicalResult RematDialect::verifyRegionResultAttribute(
   return verifyStateUpdate(function, resultIndex, emitResultError);
 }
 
-StringRef mlir::remat::getMicroStepOrigin(Operation *op, StringRef name) {
-  auto index = op->getAttrOfType<IntegerAttr>(attr::kMicroStep);
-  if (!index)
-    return "";
-  std::string prefix = "micro" + std::to_string(index.getInt()) + ".";
-  if (!name.starts_with(prefix))
-    return "";
-  return name.drop_front(prefix.size());
+StringRef mlir::remat::getMicroStepOrigin(Operation *op) {
+  auto origin = op->getAttrOfType<StringAttr>(attr::kMicroOrigin);
+  return origin ? origin.getValue() : StringRef();
 }

@@ -29,6 +29,7 @@ def Remat_Dialect : Dialect {
     | `remat.policy` | ops | `keep`, `recompute` (the user's marks) |
     | `remat.recompute_of` | ops | the name of the value this op recomputes |
     | `remat.micro_step` | ops | in an accumulated step, the micro-step i >= 1 whose copy of the micro-batch's op this is (i64; named `micro<i>.<name>`) |
+    | `remat.micro_origin` | ops | beside `remat.micro_step`: the `remat.name` of the micro-step 0 op this op copies (the copy's own name may have been made unique) |
     | `remat.weights` | functions | path of the weights file |
     | `remat.offsets` | ops | the arena offset of each result (memory planner) |
     | `remat.workspace_offset` | ops | the arena offset of the op's workspace |

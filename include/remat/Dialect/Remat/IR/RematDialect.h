@@ -45,12 +45,16 @@ inline constexpr llvm::StringLiteral kUpdates = "remat.updates";
 /// micro-batch's op it is (its name is the original's with the prefix
 /// `micro<i>.`); micro-step 0's ops carry none.
 inline constexpr llvm::StringLiteral kMicroStep = "remat.micro_step";
+/// Beside `remat.micro_step`: the `remat.name` of the micro-step 0 op that
+/// this op copies. A copy's own name may have been made unique (the model
+/// may hold an op of that name), so it is never parsed for its origin.
+inline constexpr llvm::StringLiteral kMicroOrigin = "remat.micro_origin";
 } // namespace attr
 
-/// The name of the micro-step 0 op that `op` (of an accumulated step,
-/// carrying `remat.micro_step`) repeats, for `name` (the op's own name or
-/// the name it recomputes); empty when `op` is no micro-step's copy.
-llvm::StringRef getMicroStepOrigin(Operation *op, llvm::StringRef name);
+/// The name of the micro-step 0 op that `op` (of an accumulated step, or a
+/// recomputation of one) repeats: its `remat.micro_origin`; empty when `op`
+/// is no micro-step's copy.
+llvm::StringRef getMicroStepOrigin(Operation *op);
 
 /// The role of a function argument in a training step.
 enum class ArgumentRole { Input, Label, Weight, Buffer, OptState, Step, Seed };
