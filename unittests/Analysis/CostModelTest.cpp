@@ -207,8 +207,8 @@ protected:
       func.func @f(%x: tensor<256xf32>) -> tensor<256xf32> {
         %a = nn.relu %x {remat.name = "a"} : tensor<256xf32>
         %b = nn.relu %a {remat.name = "b"} : tensor<256xf32>
-        %c = nn.relu %b {remat.name = "micro1.b", remat.micro_step = 1 : i64} : tensor<256xf32>
-        %d = nn.relu %c {remat.name = "micro2.a", remat.micro_step = 2 : i64} : tensor<256xf32>
+        %c = nn.relu %b {remat.name = "micro1.b.2", remat.micro_step = 1 : i64, remat.micro_origin = "b"} : tensor<256xf32>
+        %d = nn.relu %c {remat.name = "micro2.a", remat.micro_step = 2 : i64, remat.micro_origin = "a"} : tensor<256xf32>
         %g = remat.graph_node() {cost = 7.5 : f64} : () -> tensor<4xi8>
         %e = nn.relu %d {remat.name = "micro1.b"} : tensor<256xf32>
         return %b : tensor<256xf32>
@@ -250,12 +250,13 @@ TEST_F(CostModelIRTest, MicroStepCopiesTakeTheirOpsTime) {
   measured["micro2.a"] = 0.5;
   measured["nn.relu"] = 0.25;
   CostModel model(*findDeviceProfile("h200"), std::move(measured));
-  // micro1.b has no time of its own: micro-step 0's b.
+  // micro1.b.2 (a copy of b renamed unique) has no time of its own:
+  // micro-step 0's b, named by its remat.micro_origin.
   EXPECT_DOUBLE_EQ(model.getCost(ops[2])->cost, 4.0);
   // A time of its own comes first.
   EXPECT_DOUBLE_EQ(model.getCost(ops[3])->cost, 0.5);
-  // An op of the model's own module `micro1` (no remat.micro_step) is not a
-  // copy of b, however it is named: the time of its kind.
+  // An op of the model's own module `micro1` (no remat.micro_origin) is not
+  // a copy of b, however it is named: the time of its kind.
   EXPECT_DOUBLE_EQ(model.getCost(ops[5])->cost, 0.25);
 }
 
