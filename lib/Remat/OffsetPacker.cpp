@@ -6,7 +6,9 @@
 // take the lowest gap that fits, best-fit the tightest). The overlapping
 // items are found through an index of time buckets, so the work grows with
 // the items live at the same time; when many long-lived items make that
-// quadratic, the strategy gives up past kPackWorkLimit comparisons. The
+// quadratic, the strategy gives up past kPackWorkLimit comparisons (the
+// comparisons are the pairs of overlapping lifetimes in any order, counted
+// up front, so that packOffsets skips the orders that would give up). The
 // sweep places items in time order against an index of free gaps (ordered
 // by offset to merge neighbours, by size to find the tightest) and always
 // completes in O(n log n). Offsets and ends are checked: an item that would
@@ -415,10 +417,44 @@ Packing mlir::remat::packOffsets(llvm::ArrayRef<PackItem> items,
   return packInOrder(items, strategy);
 }
 
+namespace {
+/// The work the size and area orders would do: each item is compared with
+/// the placed items whose lifetimes overlap its own, so in any order the
+/// comparisons add up to the pairs of overlapping items, plus one per item.
+/// Counted in O(n log n) from the sorted first and last steps; stops
+/// counting past `limit`.
+int64_t countInOrderWork(llvm::ArrayRef<PackItem> items, int64_t limit) {
+  std::vector<int64_t> firsts, lasts;
+  firsts.reserve(items.size());
+  lasts.reserve(items.size());
+  for (const PackItem &item : items) {
+    firsts.push_back(item.lifetime.first);
+    lasts.push_back(item.lifetime.last);
+  }
+  std::sort(firsts.begin(), firsts.end());
+  std::sort(lasts.begin(), lasts.end());
+  // Item i overlaps the items that start by its last step, less those that
+  // ended before its first step, less itself; each pair is counted twice.
+  __int128 twicePairs = 0;
+  for (const PackItem &item : items) {
+    auto startedBy = std::upper_bound(firsts.begin(), firsts.end(),
+                                      item.lifetime.last) -
+                     firsts.begin();
+    auto endedBefore = std::lower_bound(lasts.begin(), lasts.end(),
+                                        item.lifetime.first) -
+                       lasts.begin();
+    twicePairs += startedBy - endedBefore - 1;
+  }
+  __int128 work = twicePairs / 2 + __int128(items.size());
+  return work > limit ? limit + 1 : static_cast<int64_t>(work);
+}
+} // namespace
+
 Packing mlir::remat::packOffsets(llvm::ArrayRef<PackItem> items) {
   std::optional<Packing> best;
   std::optional<Packing> overflowing;
-  bool gaveUp = false;
+  // Where the orders would give up past kPackWorkLimit, only the sweep runs.
+  bool gaveUp = countInOrderWork(items, kPackWorkLimit) > kPackWorkLimit;
   for (PackStrategy strategy :
        {PackStrategy::GreedyBySize, PackStrategy::BestFit,
         PackStrategy::GreedyByArea, PackStrategy::SweepBestFit}) {

@@ -13,11 +13,14 @@
 #include "SolverSupport.h"
 
 #include "llvm/ADT/StringRef.h"
+#include "llvm/Support/Parallel.h"
 
 #include <algorithm>
 #include <chrono>
 #include <cmath>
 #include <cstdlib>
+#include <functional>
+#include <mutex>
 
 using namespace mlir::remat;
 using Clock = std::chrono::steady_clock;
@@ -207,43 +210,100 @@ SolverResult mlir::remat::solveHeuristic(const RematProblem &problem,
   return best;
 }
 
-SolverResult mlir::remat::solveWithoutMilp(const RematProblem &problem,
-                                           const SolverOptions &options) {
-  SolverResult best = notApplicable("auto", "no solver applies");
-  std::optional<int64_t> smallestPeak;
-  bool timedOut = false;
-  // Where the arena must fit (fit-arena), the cheapest candidate that meets
-  // the target and packs within it is kept beside the cheapest: the
-  // cheapest peak may fragment past the budget while a dearer one packs
-  // tightly. Only a candidate cheaper than the best that packs is packed.
-  std::optional<SolverResult> bestPacking;
-  auto packsWithinTarget = [&](const SolverResult &candidate) {
+namespace {
+/// The best of candidates that come in any order, as if they had come in
+/// the order of their indices: ties go to the lower index, so that solvers
+/// running at the same time give the result of one after the other.
+class CandidateFold {
+public:
+  CandidateFold(const RematProblem &problem, const SolverOptions &options)
+      : problem(problem), options(options) {}
+
+  /// Folds in candidate `index`; safe to call from several threads.
+  void consider(size_t index, SolverResult candidate) {
+    // Where the arena must fit (fit-arena), the cheapest candidate that
+    // meets the target and packs within it is kept beside the cheapest: the
+    // cheapest peak may fragment past the budget while a dearer one packs
+    // tightly. Only a candidate better than the best that packs is packed
+    // (outside the lock: packing a large step takes a while).
     bool meetsTarget = candidate.status == SolveStatus::Feasible ||
                        candidate.status == SolveStatus::Optimal;
-    return options.fitArena && meetsTarget &&
-           (!bestPacking || isBetter(candidate, *bestPacking)) &&
-           getPackedBytes(problem, candidate.simulation) <=
-               options.budgetBytes;
-  };
-  // Each candidate is folded in as it comes, so that only the best ones'
-  // schedules and simulations stay in memory (a million-node step).
-  auto consider = [&](SolverResult candidate) {
+    bool test = options.fitArena && meetsTarget;
+    if (test) {
+      std::lock_guard<std::mutex> lock(mutex);
+      test = !bestPacking || isAhead(candidate, index, *bestPacking,
+                                     bestPackingIndex);
+    }
+    bool packs = test && getPackedBytes(problem, candidate.simulation) <=
+                             options.budgetBytes;
+    std::lock_guard<std::mutex> lock(mutex);
     timedOut |= candidate.timedOut;
     foldSmallestPeak(smallestPeak, candidate.smallestPeakBytes);
-    if (packsWithinTarget(candidate))
+    if (packs && (!bestPacking || isAhead(candidate, index, *bestPacking,
+                                          bestPackingIndex))) {
       bestPacking = candidate;
-    if (isBetter(candidate, best))
+      bestPackingIndex = index;
+    }
+    if (isAhead(candidate, index, best, bestIndex)) {
       best = std::move(candidate);
-  };
-  consider(solveNone(problem, options));
-  consider(solveMarks(problem, options));
-  consider(solveSqrt(problem, options));
+      bestIndex = index;
+    }
+  }
+
+  SolverResult best = notApplicable("auto", "no solver applies");
+  std::optional<SolverResult> bestPacking;
+  std::optional<int64_t> smallestPeak;
+  bool timedOut = false;
+
+private:
+  /// Whether candidate `a` (number `ia`) beats `b` (number `ib`).
+  static bool isAhead(const SolverResult &a, size_t ia, const SolverResult &b,
+                      size_t ib) {
+    return isBetter(a, b) || (a.hasSchedule() && !isBetter(b, a) && ia < ib);
+  }
+
+  const RematProblem &problem;
+  const SolverOptions &options;
+  std::mutex mutex;
+  size_t bestIndex = SIZE_MAX;
+  size_t bestPackingIndex = SIZE_MAX;
+};
+} // namespace
+
+/// Runs `solvers` (at the same time where `parallel`, as many as there are
+/// threads) and folds each result into `fold` as it finishes.
+static void runSolvers(llvm::ArrayRef<std::function<SolverResult()>> solvers,
+                       bool parallel, CandidateFold &fold) {
+  auto run = [&](size_t index) { fold.consider(index, solvers[index]()); };
+  if (!parallel) {
+    for (size_t index = 0; index < solvers.size(); ++index)
+      run(index);
+    return;
+  }
+  llvm::parallelFor(0, solvers.size(), run);
+}
+
+SolverResult mlir::remat::solveWithoutMilp(const RematProblem &problem,
+                                           const SolverOptions &options) {
+  // Each candidate is folded in as it comes, so that only the best ones'
+  // schedules and simulations stay in memory (a million-node step).
+  std::vector<std::function<SolverResult()>> solvers = {
+      [&] { return solveNone(problem, options); },
+      [&] { return solveMarks(problem, options); },
+      [&] { return solveSqrt(problem, options); }};
   for (int64_t segments = 2; segments <= 16; ++segments)
-    consider(solveSegments(problem, segments, options));
-  consider(solveBlockCheckpoints(problem, options));
-  consider(solveChain(problem, options));
-  consider(solveBlocks(problem, options));
-  consider(solveHeuristic(problem, options));
+    solvers.push_back(
+        [&, segments] { return solveSegments(problem, segments, options); });
+  solvers.push_back([&] { return solveBlockCheckpoints(problem, options); });
+  solvers.push_back([&] { return solveChain(problem, options); });
+  solvers.push_back([&] { return solveBlocks(problem, options); });
+  solvers.push_back([&] { return solveHeuristic(problem, options); });
+  CandidateFold fold(problem, options);
+  runSolvers(solvers, options.parallel, fold);
+  SolverResult best = std::move(fold.best);
+  std::optional<SolverResult> bestPacking = std::move(fold.bestPacking);
+  std::optional<int64_t> smallestPeak = fold.smallestPeak;
+  bool timedOut = fold.timedOut;
   // The search reorders and searches from the best so far; it only adds a
   // candidate, and is skipped where nothing can be cheaper (a fitting
   // schedule that computes every node once).

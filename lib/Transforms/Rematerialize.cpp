@@ -418,23 +418,28 @@ solveAttempt(FunctionOpInterface function, const ExtractedProblem &extracted,
   return std::optional<AttemptOutcome>(outcome);
 }
 
-/// Re-solves with a tighter target while packing pushes arguments + arena
-/// over the budget: packing adds `overshoot` to the schedule's peak, so the
-/// next target is that much below the peak (a target above the peak would
-/// only give the same schedule back), down to the lower bound. `outcome` is
-/// what the solve at `solverOptions.budgetBytes` reached.
+/// Re-solves with a tighter target while packing pushes the solver's choice
+/// of arguments + arena over the budget (a dearer packing alternative may
+/// already fit: a cheaper schedule is sought below the peak first): packing
+/// adds `overshoot` to the schedule's peak, so the next target is that much
+/// below the peak and a quarter more (packing a different schedule adds a
+/// little more or less; a target above the peak would only give the same
+/// schedule back), down to the lower bound. `outcome` is what the solve at
+/// `solverOptions.budgetBytes` reached.
 static LogicalResult tightenTarget(FunctionOpInterface function,
                                    const ExtractedProblem &extracted,
                                    const RematOptions &options,
                                    SolverOptions solverOptions,
                                    AttemptOutcome outcome, int64_t budget,
                                    ArenaSearch &search) {
-  for (int attempt = 0; attempt < 7 && !search.fits(budget); ++attempt) {
+  for (int attempt = 0; attempt < 7 && !search.choiceFits; ++attempt) {
     if (outcome.total <= budget || !outcome.solverFits)
       return success();
-    int64_t target = std::max(std::min(solverOptions.budgetBytes, outcome.peak) -
-                                  (outcome.total - budget),
-                              extracted.problem.getPeakLowerBound());
+    __int128 overshoot = outcome.total - budget;
+    __int128 below =
+        std::min(solverOptions.budgetBytes, outcome.peak) - overshoot * 5 / 4;
+    int64_t target = static_cast<int64_t>(std::max<__int128>(
+        below, extracted.problem.getPeakLowerBound()));
     if (target >= solverOptions.budgetBytes)
       return success();
     solverOptions.budgetBytes = target;
@@ -492,11 +497,11 @@ static LogicalResult solveWithinArena(FunctionOpInterface function,
     return failure();
   bool retry =
       *first && (*first)->solverFits && options.fitArena && !search.choiceFits;
-  if (retry && (failed(spreadTargets(function, extracted, options,
-                                     solverOptions, plan.budgetBytes,
-                                     search)) ||
-                failed(tightenTarget(function, extracted, options,
+  if (retry && (failed(tightenTarget(function, extracted, options,
                                      solverOptions, **first, plan.budgetBytes,
+                                     search)) ||
+                failed(spreadTargets(function, extracted, options,
+                                     solverOptions, plan.budgetBytes,
                                      search))))
     return failure();
   plan.result = std::move(search.best->result);
@@ -547,6 +552,9 @@ mlir::remat::planRematerialization(FunctionOpInterface function,
   solverOptions.autoLpBound = options.lowerBound;
   solverOptions.fitArena = options.fitArena;
   solverOptions.progress = options.progress;
+  // auto's solvers share the machine's threads unless the context may not
+  // (--mlir-disable-threading): the result is the same either way.
+  solverOptions.parallel = function->getContext()->isMultithreadingEnabled();
   if (std::optional<SolverResult> given =
           solveGivenOrderIfItFits(problem, plan, options, solverOptions)) {
     plan.result = std::move(*given);

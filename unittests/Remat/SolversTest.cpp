@@ -380,6 +380,39 @@ TEST(Solvers, DeterministicForAWorkLimit) {
   }
 }
 
+TEST(Solvers, AutoIsTheSameOnOneThreadOrMany) {
+  // auto runs its solvers at the same time and folds them as they finish:
+  // ties go to the earlier solver, so the choice is the sequential one.
+  for (uint64_t seed = 1; seed <= 6; ++seed) {
+    TrainingGraphOptions graph;
+    graph.layers = 10 + seed * 5;
+    graph.seed = seed;
+    graph.residualEvery = 1 + seed % 4;
+    RematProblem problem = generateTrainingGraph(graph);
+    int64_t peak = simulate(problem, getStartingSchedule(problem)).peakBytes;
+    int64_t floor = problem.getPeakLowerBound();
+    for (double fraction : {0.0, 0.3, 0.7}) {
+      SolverOptions options;
+      options.budgetBytes = floor + int64_t(fraction * (peak - floor));
+      options.autoLpBound = false;
+      options.fitArena = seed % 2 == 0;
+      options.parallel = false;
+      SolverResult sequential = solveAuto(problem, options);
+      options.parallel = true;
+      SolverResult parallel = solveAuto(problem, options);
+      EXPECT_EQ(sequential.solver, parallel.solver) << "seed " << seed;
+      EXPECT_EQ(sequential.schedule.steps, parallel.schedule.steps)
+          << "seed " << seed;
+      EXPECT_EQ(sequential.smallestPeakBytes, parallel.smallestPeakBytes);
+      EXPECT_EQ(bool(sequential.packingAlternative),
+                bool(parallel.packingAlternative));
+      if (sequential.packingAlternative && parallel.packingAlternative)
+        EXPECT_EQ(sequential.packingAlternative->schedule.steps,
+                  parallel.packingAlternative->schedule.steps);
+    }
+  }
+}
+
 TEST(Solvers, SolverSpecsParseOnce) {
   std::string error;
   EXPECT_FALSE(SolverSpec::parse("greedy", error));

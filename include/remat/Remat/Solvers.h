@@ -93,6 +93,9 @@ struct SolverOptions {
   /// the search's schedule where it packs within the budget, or the best of
   /// the others does not fit at all.
   bool fitArena = false;
+  /// `auto` runs its independent solvers at the same time, on as many
+  /// threads as the machine has; the result is the same either way.
+  bool parallel = true;
   /// Called with a line of progress when a solve runs longer than a second.
   std::function<void(const std::string &)> progress;
 };
