@@ -16,33 +16,6 @@
 using namespace mlir;
 using namespace mlir::remat;
 
-std::string mlir::remat::getValueName(Value value) {
-  if (auto argument = dyn_cast<BlockArgument>(value)) {
-    auto function =
-        dyn_cast<FunctionOpInterface>(argument.getOwner()->getParentOp());
-    if (function) {
-      if (auto name = function.getArgAttrOfType<StringAttr>(
-              argument.getArgNumber(), attr::kName))
-        return name.str();
-    }
-    return "arg" + std::to_string(argument.getArgNumber());
-  }
-  Operation *op = value.getDefiningOp();
-  std::string name = getOpName(op).str();
-  if (name.empty()) {
-    int64_t position = 0;
-    for (Operation &other : *op->getBlock()) {
-      if (&other == op)
-        break;
-      ++position;
-    }
-    name = (op->getName().getStringRef() + "@" + Twine(position)).str();
-  }
-  if (op->getNumResults() > 1)
-    name += "#" + std::to_string(cast<OpResult>(value).getResultNumber());
-  return name;
-}
-
 FailureOr<int64_t> mlir::remat::getValueBytes(Value value, Location loc) {
   if (std::optional<int64_t> bytes = getTypeBytes(value.getType()))
     return *bytes;

@@ -205,7 +205,10 @@ LogicalResult BackwardBuilder::differentiate(Operation *op) {
   if (!rule)
     return emitOpError(op) << "has no gradient rule, and it lies between "
                               "the weights and the loss";
-  GradientBuilder gradientBuilder(builder, op);
+  auto tag = [op](Operation *backward, StringRef suffix) {
+    tagBackwardOp(backward, op, suffix);
+  };
+  GradientBuilder gradientBuilder(builder, op, tag);
   SmallVector<Value> operandGradients(op->getNumOperands());
   if (failed(rule.buildGradients(gradientBuilder, resultGradients, needed,
                                  operandGradients)))

@@ -14,6 +14,7 @@
 #define REMAT_ANALYSIS_PEAKMEMORY_H
 
 #include "remat/Analysis/ValueStorage.h"
+#include "remat/Dialect/Remat/IR/RematDialect.h"
 #include "remat/Remat/MemoryModel.h"
 
 #include "mlir/IR/Operation.h"
@@ -89,12 +90,6 @@ private:
   std::vector<int64_t> workspaceBytes;
   LiveProfile profile;
 };
-
-/// The name of a value (docs/design.md): the `remat.name` of an argument; for an
-/// op's result, the op's `remat.name`, followed by `#k` for result k of an op
-/// with several results. Ops and arguments without a name are called by
-/// their kind and position (`nn.relu@3`, `arg2`).
-std::string getValueName(Value value);
 
 /// Returns the bytes of `value`'s type, or emits an error at `loc` and fails
 /// when the type has no static size.

@@ -12,18 +12,25 @@
 #include "mlir/IR/BuiltinTypes.h"
 #include "mlir/IR/OpDefinition.h"
 #include "mlir/IR/TypeUtilities.h"
+#include "llvm/ADT/STLFunctionalExtras.h"
 
 #include <string>
 #include <utility>
 
 namespace mlir::remat {
 
+/// Names and marks a backward op a rule created, given its suffix (the
+/// training step's conventions, which the interface does not know).
+using BackwardOpTagger =
+    llvm::function_ref<void(Operation *op, llvm::StringRef suffix)>;
+
 /// Creates the backward ops of one forward op: at the insertion point of
-/// `builder`, with the forward op's location, named
-/// "<forward op's remat.name>.<suffix>" and marked `remat.phase = backward`.
+/// `builder`, with the forward op's location, each passed to `tag` with the
+/// suffix its rule gives it (`tag` must outlive the builder).
 class GradientBuilder {
 public:
-  GradientBuilder(OpBuilder &builder, Operation *forward);
+  GradientBuilder(OpBuilder &builder, Operation *forward, BackwardOpTagger tag)
+      : builder(builder), forward(forward), loc(forward->getLoc()), tag(tag) {}
 
   template <typename OpT, typename... Args>
   OpT create(llvm::StringRef suffix, Args &&...args) {
@@ -36,12 +43,10 @@ public:
   OpBuilder &getBuilder() { return builder; }
 
 private:
-  void tag(Operation *op, llvm::StringRef suffix);
-
   OpBuilder &builder;
   Operation *forward;
   Location loc;
-  std::string baseName;
+  BackwardOpTagger tag;
 };
 
 } // namespace mlir::remat

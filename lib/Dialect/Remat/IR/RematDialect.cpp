@@ -116,6 +116,42 @@ StringRef mlir::remat::getOpName(Operation *op) {
   return name ? name.getValue() : StringRef();
 }
 
+std::string mlir::remat::getValueName(Value value) {
+  if (auto argument = dyn_cast<BlockArgument>(value)) {
+    auto function =
+        dyn_cast<FunctionOpInterface>(argument.getOwner()->getParentOp());
+    if (function) {
+      if (auto name = function.getArgAttrOfType<StringAttr>(
+              argument.getArgNumber(), attr::kName))
+        return name.str();
+    }
+    return "arg" + std::to_string(argument.getArgNumber());
+  }
+  Operation *op = value.getDefiningOp();
+  std::string name = getOpName(op).str();
+  if (name.empty()) {
+    int64_t position = 0;
+    for (Operation &other : *op->getBlock()) {
+      if (&other == op)
+        break;
+      ++position;
+    }
+    name = (op->getName().getStringRef() + "@" + Twine(position)).str();
+  }
+  if (op->getNumResults() > 1)
+    name += "#" + std::to_string(cast<OpResult>(value).getResultNumber());
+  return name;
+}
+
+void mlir::remat::tagBackwardOp(Operation *op, Operation *forward,
+                                StringRef suffix) {
+  StringRef base = getOpName(forward);
+  std::string name = (base.empty() ? forward->getName().stripDialect() : base).str();
+  Builder builder(op->getContext());
+  op->setAttr(attr::kName, builder.getStringAttr(name + "." + suffix.str()));
+  op->setAttr(attr::kPhase, builder.getStringAttr("backward"));
+}
+
 std::string mlir::remat::describeOp(Operation *op) {
   std::string text = "'" + op->getName().getStringRef().str() + "' op";
   if (StringRef name = getOpName(op); !name.empty())

@@ -89,6 +89,17 @@ std::optional<Phase> getPhase(Operation *op);
 /// Returns the `remat.name` of `op`, or an empty string if it has none.
 llvm::StringRef getOpName(Operation *op);
 
+/// The name of a value (docs/design.md): the `remat.name` of an argument; for an
+/// op's result, the op's `remat.name`, followed by `#k` for result k of an op
+/// with several results. Ops and arguments without a name are called by
+/// their kind and position (`nn.relu@3`, `arg2`).
+std::string getValueName(Value value);
+
+/// Names `op`, which `forward`'s gradient rule created,
+/// "<forward's remat.name (else its kind)>.<suffix>" and marks it
+/// `remat.phase = backward`.
+void tagBackwardOp(Operation *op, Operation *forward, llvm::StringRef suffix);
+
 /// `op` as diagnostics name it: its kind and its `remat.name` when it has
 /// one, e.g. `'nn.conv2d' op "layer1.0.conv1"`.
 std::string describeOp(Operation *op);
