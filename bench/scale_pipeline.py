@@ -19,6 +19,7 @@ Plain Python 3, no dependencies; needs a built remat.
 import argparse
 import json
 import os
+import resource
 import subprocess
 import sys
 import time
@@ -35,21 +36,30 @@ def graph_file(work, kind, nodes):
     return path, mlir
 
 
-def run_pipeline(build, mlir, report, timeout):
+def children_cpu_seconds():
+    usage = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return usage.ru_utime + usage.ru_stime
+
+
+def run_pipeline(build, mlir, report, timeout, one_thread):
     command = [os.path.join(build, "bin", "remat-opt"), "--budget=50%",
                f"--report={report}", "-o", os.devnull, mlir]
+    if one_thread:
+        command.append("--mlir-disable-threading")
     start = time.monotonic()
+    cpu_start = children_cpu_seconds()
     try:
         result = subprocess.run(command, capture_output=True, text=True, timeout=timeout)
     except subprocess.TimeoutExpired:
-        return f"> {timeout} s", "-", "-", "-", "timed out"
+        return f"> {timeout} s", "-", "-", "-", "-", "timed out"
     seconds = time.monotonic() - start
+    cpu = f"{children_cpu_seconds() - cpu_start:.1f}"
     if result.returncode != 0:
-        return f"{seconds:.1f}", "-", "-", "-", result.stderr.splitlines()[0][:80]
+        return f"{seconds:.1f}", cpu, "-", "-", "-", result.stderr.splitlines()[0][:80]
     with open(report) as f:
         data = json.load(f)
     extra = data["compute_cost_after"] / data["compute_cost_before"] - 1
-    return (f"{seconds:.1f}", str(data["peak_bytes_after"]), str(data["arena_bytes"]),
+    return (f"{seconds:.1f}", cpu, str(data["peak_bytes_after"]), str(data["arena_bytes"]),
             f"+{100 * extra:.1f}%", data["status"])
 
 
@@ -59,22 +69,28 @@ def main():
     parser.add_argument("--residual", default="10000,20000,100000")
     parser.add_argument("--chain", default="200000")
     parser.add_argument("--timeout", type=int, default=120)
+    parser.add_argument("--one-thread", action="store_true",
+                        help="also time each build under --mlir-disable-threading")
     parser.add_argument("--work", default="scale-work")
     args = parser.parse_args()
     builds = args.build or [os.path.join(ROOT, "build")]
     os.makedirs(args.work, exist_ok=True)
     graphs = [("residual", int(n)) for n in args.residual.split(",") if n] + \
              [("chain", int(n)) for n in args.chain.split(",") if n]
-    print("| graph | nodes | build | seconds | peak after | arena | extra compute | status |")
-    print("|---|---|---|---|---|---|---|---|")
+    print("| graph | nodes | build | threads | seconds | CPU seconds | peak after | arena "
+          "| extra compute | status |")
+    print("|---|---|---|---|---|---|---|---|---|---|")
     for kind, nodes in graphs:
         path, mlir = graph_file(args.work, kind, nodes)
         subprocess.run([os.path.join(builds[0], "bin", "remat-translate"),
                         "--import-graph-json", path, "-o", mlir], check=True)
         for build in builds:
-            report = os.path.join(args.work, "report.json")
-            row = run_pipeline(build, mlir, report, args.timeout)
-            print(f"| {kind} | {nodes} | {build} | " + " | ".join(row) + " |", flush=True)
+            for one_thread in [False, True] if args.one_thread else [False]:
+                report = os.path.join(args.work, "report.json")
+                row = run_pipeline(build, mlir, report, args.timeout, one_thread)
+                threads = "1" if one_thread else "all"
+                print(f"| {kind} | {nodes} | {build} | {threads} | " + " | ".join(row) + " |",
+                      flush=True)
 
 
 if __name__ == "__main__":

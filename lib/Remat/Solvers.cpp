@@ -211,42 +211,24 @@ SolverResult mlir::remat::solveHeuristic(const RematProblem &problem,
 }
 
 namespace {
-/// The best of candidates that come in any order, as if they had come in
-/// the order of their indices: ties go to the lower index, so that solvers
-/// running at the same time give the result of one after the other.
+/// The best of the candidates, folded in the order of their indices however
+/// they finish: a candidate that finishes early waits for those before it,
+/// so that solvers running at the same time give the result, and pack the
+/// same candidates, as one after the other.
 class CandidateFold {
 public:
-  CandidateFold(const RematProblem &problem, const SolverOptions &options)
-      : problem(problem), options(options) {}
+  CandidateFold(const RematProblem &problem, const SolverOptions &options,
+                size_t count)
+      : problem(problem), options(options), waiting(count) {}
 
-  /// Folds in candidate `index`; safe to call from several threads.
-  void consider(size_t index, SolverResult candidate) {
-    // Where the arena must fit (fit-arena), the cheapest candidate that
-    // meets the target and packs within it is kept beside the cheapest: the
-    // cheapest peak may fragment past the budget while a dearer one packs
-    // tightly. Only a candidate better than the best that packs is packed
-    // (outside the lock: packing a large step takes a while).
-    bool meetsTarget = candidate.status == SolveStatus::Feasible ||
-                       candidate.status == SolveStatus::Optimal;
-    bool test = options.fitArena && meetsTarget;
-    if (test) {
-      std::lock_guard<std::mutex> lock(mutex);
-      test = !bestPacking || isAhead(candidate, index, *bestPacking,
-                                     bestPackingIndex);
-    }
-    bool packs = test && getPackedBytes(problem, candidate.simulation) <=
-                             options.budgetBytes;
+  /// Takes candidate `index` and folds in every candidate now in order;
+  /// safe to call from several threads.
+  void finish(size_t index, SolverResult candidate) {
     std::lock_guard<std::mutex> lock(mutex);
-    timedOut |= candidate.timedOut;
-    foldSmallestPeak(smallestPeak, candidate.smallestPeakBytes);
-    if (packs && (!bestPacking || isAhead(candidate, index, *bestPacking,
-                                          bestPackingIndex))) {
-      bestPacking = candidate;
-      bestPackingIndex = index;
-    }
-    if (isAhead(candidate, index, best, bestIndex)) {
-      best = std::move(candidate);
-      bestIndex = index;
+    waiting[index] = std::move(candidate);
+    for (; next < waiting.size() && waiting[next]; ++next) {
+      consider(std::move(*waiting[next]));
+      waiting[next].reset();
     }
   }
 
@@ -256,25 +238,41 @@ public:
   bool timedOut = false;
 
 private:
-  /// Whether candidate `a` (number `ia`) beats `b` (number `ib`).
-  static bool isAhead(const SolverResult &a, size_t ia, const SolverResult &b,
-                      size_t ib) {
-    return isBetter(a, b) || (a.hasSchedule() && !isBetter(b, a) && ia < ib);
+  void consider(SolverResult candidate) {
+    timedOut |= candidate.timedOut;
+    foldSmallestPeak(smallestPeak, candidate.smallestPeakBytes);
+    if (packsWithinTarget(candidate))
+      bestPacking = candidate;
+    if (isBetter(candidate, best))
+      best = std::move(candidate);
+  }
+
+  /// Where the arena must fit (fit-arena), the cheapest candidate that
+  /// meets the target and packs within it is kept beside the cheapest: the
+  /// cheapest peak may fragment past the budget while a dearer one packs
+  /// tightly. Only a candidate better than the best that packs is packed.
+  bool packsWithinTarget(const SolverResult &candidate) const {
+    bool meetsTarget = candidate.status == SolveStatus::Feasible ||
+                       candidate.status == SolveStatus::Optimal;
+    return options.fitArena && meetsTarget &&
+           (!bestPacking || isBetter(candidate, *bestPacking)) &&
+           getPackedBytes(problem, candidate.simulation) <=
+               options.budgetBytes;
   }
 
   const RematProblem &problem;
   const SolverOptions &options;
   std::mutex mutex;
-  size_t bestIndex = SIZE_MAX;
-  size_t bestPackingIndex = SIZE_MAX;
+  std::vector<std::optional<SolverResult>> waiting;
+  size_t next = 0;
 };
 } // namespace
 
 /// Runs `solvers` (at the same time where `parallel`, as many as there are
-/// threads) and folds each result into `fold` as it finishes.
+/// threads) and hands each result to `fold` as it finishes.
 static void runSolvers(llvm::ArrayRef<std::function<SolverResult()>> solvers,
                        bool parallel, CandidateFold &fold) {
-  auto run = [&](size_t index) { fold.consider(index, solvers[index]()); };
+  auto run = [&](size_t index) { fold.finish(index, solvers[index]()); };
   if (!parallel) {
     for (size_t index = 0; index < solvers.size(); ++index)
       run(index);
@@ -285,8 +283,9 @@ static void runSolvers(llvm::ArrayRef<std::function<SolverResult()>> solvers,
 
 SolverResult mlir::remat::solveWithoutMilp(const RematProblem &problem,
                                            const SolverOptions &options) {
-  // Each candidate is folded in as it comes, so that only the best ones'
-  // schedules and simulations stay in memory (a million-node step).
+  // Each candidate is folded in as soon as those before it are, so that
+  // only the best ones' schedules and simulations (and the few that finish
+  // early) stay in memory (a million-node step).
   std::vector<std::function<SolverResult()>> solvers = {
       [&] { return solveNone(problem, options); },
       [&] { return solveMarks(problem, options); },
@@ -298,7 +297,7 @@ SolverResult mlir::remat::solveWithoutMilp(const RematProblem &problem,
   solvers.push_back([&] { return solveChain(problem, options); });
   solvers.push_back([&] { return solveBlocks(problem, options); });
   solvers.push_back([&] { return solveHeuristic(problem, options); });
-  CandidateFold fold(problem, options);
+  CandidateFold fold(problem, options, solvers.size());
   runSolvers(solvers, options.parallel, fold);
   SolverResult best = std::move(fold.best);
   std::optional<SolverResult> bestPacking = std::move(fold.bestPacking);
