@@ -741,11 +741,8 @@ Attempt solveOnAnalysis(const BlockAnalysis &analysis,
 SolverResult mlir::remat::solveBlocks(const RematProblem &problem,
                                       const SolverOptions &options) {
   Clock::time_point start = Clock::now();
-  std::optional<Clock::time_point> deadline;
-  if (options.timeLimitSeconds > 0 && options.timeLimitSeconds < 1e9)
-    deadline = start + std::chrono::duration_cast<Clock::duration>(
-                           std::chrono::duration<double>(
-                               options.timeLimitSeconds));
+  std::optional<Clock::time_point> deadline =
+      getDeadline(start, options.timeLimitSeconds);
   std::vector<NodeId> forward = getForwardNodes(problem);
   if (forward.size() < 2 || forward.size() == problem.nodes.size())
     return notApplicable("blocks", "the step has no forward and backward "

@@ -69,11 +69,8 @@ struct SearchWork {
   std::optional<Clock::time_point> deadline;
   bool outOfTime = false;
 
-  SearchWork(int64_t limit, double seconds) : limit(limit) {
-    if (seconds > 0 && seconds < 1e9)
-      deadline = Clock::now() + std::chrono::duration_cast<Clock::duration>(
-                                    std::chrono::duration<double>(seconds));
-  }
+  SearchWork(int64_t limit, double seconds)
+      : limit(limit), deadline(getDeadline(Clock::now(), seconds)) {}
   void spend(int64_t units) { used += units; }
   bool exhausted() {
     if (used >= limit || outOfTime)

@@ -10,6 +10,16 @@
 #include <limits>
 
 using namespace mlir::remat;
+using Clock = std::chrono::steady_clock;
+
+std::optional<Clock::time_point>
+mlir::remat::getDeadline(Clock::time_point start, double seconds) {
+  constexpr double kNoLimitSeconds = 1e9; // about 31 years
+  if (!(seconds > 0) || !(seconds < kNoLimitSeconds))
+    return std::nullopt;
+  return start + std::chrono::duration_cast<Clock::duration>(
+                     std::chrono::duration<double>(seconds));
+}
 
 /// Measures `schedule` and sets the status against the budget.
 SolverResult mlir::remat::finish(const RematProblem &problem,

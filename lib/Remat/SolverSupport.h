@@ -11,6 +11,8 @@
 
 #include "remat/Remat/Solvers.h"
 
+#include <chrono>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -22,6 +24,12 @@ SolverResult finish(const RematProblem &problem, std::string solver,
                     std::string message = "");
 
 SolverResult notApplicable(std::string solver, std::string why);
+
+/// `seconds` after `start`, or no deadline for a limit that is not positive
+/// or too far away for the clock (its nanoseconds would overflow: beyond a
+/// few centuries, i.e. no limit in practice). Every solver's time limit.
+std::optional<std::chrono::steady_clock::time_point>
+getDeadline(std::chrono::steady_clock::time_point start, double seconds);
 
 /// Arguments plus the arena a valid simulation's buffers pack into, as the
 /// memory planner packs them (saturated at INT64_MAX).

@@ -141,18 +141,6 @@ static void foldSmallestPeak(std::optional<int64_t> &smallest,
     smallest = peak;
 }
 
-/// `seconds` after `start`, or no deadline for a limit that is not positive
-/// or too far away for the clock (its nanoseconds would overflow: beyond a
-/// few centuries, i.e. no limit in practice).
-static std::optional<Clock::time_point> getDeadline(Clock::time_point start,
-                                                    double seconds) {
-  constexpr double kNoLimitSeconds = 1e9; // about 31 years
-  if (!(seconds > 0) || !(seconds < kNoLimitSeconds))
-    return std::nullopt;
-  return start + std::chrono::duration_cast<Clock::duration>(
-                     std::chrono::duration<double>(seconds));
-}
-
 SolverResult mlir::remat::solveHeuristic(const RematProblem &problem,
                                          const SolverOptions &options) {
   Clock::time_point start = Clock::now();
