@@ -456,21 +456,6 @@ struct Attempt {
   std::string message;
 };
 
-/// Within the budget before not, then cheaper, then a smaller peak.
-bool isBetterResult(const SolverResult &a, const SolverResult &b) {
-  if (!a.hasSchedule())
-    return false;
-  if (!b.hasSchedule())
-    return true;
-  bool aFits = a.status == SolveStatus::Feasible;
-  bool bFits = b.status == SolveStatus::Feasible;
-  if (aFits != bFits)
-    return aFits;
-  if (aFits && a.simulation.cost != b.simulation.cost)
-    return a.simulation.cost < b.simulation.cost;
-  return a.simulation.peakBytes < b.simulation.peakBytes;
-}
-
 /// Picks at most `limit` boundaries, evenly by the forward bytes the
 /// backward reads.
 std::vector<Boundary> thinBoundaries(const BlockAnalysis &analysis,

@@ -81,26 +81,6 @@ struct SearchWork {
   }
 };
 
-bool fits(const SolverResult &result) {
-  return result.status == SolveStatus::Feasible ||
-         result.status == SolveStatus::Optimal;
-}
-
-/// Same order as solveWithoutMilp's: fitting first, then cheaper, then a
-/// smaller peak.
-bool isBetter(const SolverResult &a, const SolverResult &b) {
-  if (!a.hasSchedule())
-    return false;
-  if (!b.hasSchedule())
-    return true;
-  if (fits(a) != fits(b))
-    return fits(a);
-  if (fits(a))
-    return a.simulation.cost < b.simulation.cost ||
-           (a.simulation.cost == b.simulation.cost &&
-            a.simulation.peakBytes < b.simulation.peakBytes);
-  return a.simulation.peakBytes < b.simulation.peakBytes;
-}
 
 /// The graph the orders are drawn from: node predecessors (operand
 /// producers, and every reader of a state before its writer) and
@@ -654,7 +634,7 @@ SolverResult mlir::remat::solveSearch(const RematProblem &problem,
     SolverResult candidate =
         finish(problem, "search", std::move(schedule), options);
     work.spend(kSimulationWeight * int64_t(candidate.schedule.steps.size()));
-    if (isBetter(candidate, best))
+    if (isBetterResult(candidate, best))
       best = candidate;
     last = std::move(candidate);
   };
@@ -684,7 +664,7 @@ SolverResult mlir::remat::solveSearch(const RematProblem &problem,
         removeRecomputations(problem, schedule, simulation, target, work,
                              marks);
       consider(std::move(schedule));
-      if (fits(last))
+      if (meetsTarget(last))
         fitting.push_back(last);
     }
   };
@@ -692,7 +672,7 @@ SolverResult mlir::remat::solveSearch(const RematProblem &problem,
   // Where the arena must fit: the cheapest schedule that packs within the
   // budget; while none does, descend again (a few rounds) to a target
   // tightened by what the cheapest overshoots, as the pass would.
-  if (options.fitArena && fits(best)) {
+  if (options.fitArena && meetsTarget(best)) {
     int64_t target = options.budgetBytes;
     size_t from = 0;
     for (int round = 0; round < kPackingRounds; ++round) {
@@ -707,7 +687,7 @@ SolverResult mlir::remat::solveSearch(const RematProblem &problem,
                    int64_t(fitting[k].simulation.buffers.size()));
         int64_t bytes = getPackedBytes(problem, fitting[k].simulation);
         if (bytes <= options.budgetBytes) {
-          if (!packed || isBetter(fitting[k], best))
+          if (!packed || isBetterResult(fitting[k], best))
             best = fitting[k];
           packed = true;
           break;

@@ -12,6 +12,23 @@
 using namespace mlir::remat;
 using Clock = std::chrono::steady_clock;
 
+bool mlir::remat::meetsTarget(const SolverResult &result) {
+  return result.status == SolveStatus::Feasible ||
+         result.status == SolveStatus::Optimal;
+}
+
+bool mlir::remat::isBetterResult(const SolverResult &a, const SolverResult &b) {
+  if (!a.hasSchedule())
+    return false;
+  if (!b.hasSchedule())
+    return true;
+  if (meetsTarget(a) != meetsTarget(b))
+    return meetsTarget(a);
+  if (meetsTarget(a) && a.simulation.cost != b.simulation.cost)
+    return a.simulation.cost < b.simulation.cost;
+  return a.simulation.peakBytes < b.simulation.peakBytes;
+}
+
 std::optional<Clock::time_point>
 mlir::remat::getDeadline(Clock::time_point start, double seconds) {
   constexpr double kNoLimitSeconds = 1e9; // about 31 years

@@ -25,6 +25,14 @@ SolverResult finish(const RematProblem &problem, std::string solver,
 
 SolverResult notApplicable(std::string solver, std::string why);
 
+/// Whether `result` meets its target (feasible or optimal).
+bool meetsTarget(const SolverResult &result);
+
+/// Whether `a` is a better result than `b`, the one rule every solver and
+/// `auto` choose by: a schedule before none, within the budget before not,
+/// then cheaper, then a smaller peak (false on a tie: the first stays).
+bool isBetterResult(const SolverResult &a, const SolverResult &b);
+
 /// `seconds` after `start`, or no deadline for a limit that is not positive
 /// or too far away for the clock (its nanoseconds would overflow: beyond a
 /// few centuries, i.e. no limit in practice). Every solver's time limit.

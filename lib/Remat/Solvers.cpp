@@ -114,26 +114,6 @@ SolverResult mlir::remat::solveSqrt(const RematProblem &problem,
   return result;
 }
 
-/// Whether `a` is a better result than `b`: within the budget before not,
-/// then cheaper, then a smaller peak; earlier solvers win ties.
-static bool isBetter(const SolverResult &a, const SolverResult &b) {
-  if (!a.hasSchedule())
-    return false;
-  if (!b.hasSchedule())
-    return true;
-  bool aFits =
-      a.status == SolveStatus::Feasible || a.status == SolveStatus::Optimal;
-  bool bFits =
-      b.status == SolveStatus::Feasible || b.status == SolveStatus::Optimal;
-  if (aFits != bFits)
-    return aFits;
-  if (aFits)
-    return a.simulation.cost < b.simulation.cost ||
-           (a.simulation.cost == b.simulation.cost &&
-            a.simulation.peakBytes < b.simulation.peakBytes);
-  return a.simulation.peakBytes < b.simulation.peakBytes;
-}
-
 /// Keeps in `smallest` the smaller of it and `peak` (each possibly unset).
 static void foldSmallestPeak(std::optional<int64_t> &smallest,
                              std::optional<int64_t> peak) {
@@ -176,7 +156,7 @@ SolverResult mlir::remat::solveHeuristic(const RematProblem &problem,
         finish(problem, "heuristic", std::move(schedule), options);
     timedOut |= builder.ranOutOfTime();
     foldSmallestPeak(smallestPeak, candidate.smallestPeakBytes);
-    if (isBetter(candidate, best))
+    if (isBetterResult(candidate, best))
       best = std::move(candidate);
     double elapsed =
         std::chrono::duration<double>(Clock::now() - start).count();
@@ -231,7 +211,7 @@ private:
     foldSmallestPeak(smallestPeak, candidate.smallestPeakBytes);
     if (packsWithinTarget(candidate))
       bestPacking = candidate;
-    if (isBetter(candidate, best))
+    if (isBetterResult(candidate, best))
       best = std::move(candidate);
   }
 
@@ -243,7 +223,7 @@ private:
     bool meetsTarget = candidate.status == SolveStatus::Feasible ||
                        candidate.status == SolveStatus::Optimal;
     return options.fitArena && meetsTarget &&
-           (!bestPacking || isBetter(candidate, *bestPacking)) &&
+           (!bestPacking || isBetterResult(candidate, *bestPacking)) &&
            getPackedBytes(problem, candidate.simulation) <=
                options.budgetBytes;
   }
@@ -311,12 +291,12 @@ SolverResult mlir::remat::solveWithoutMilp(const RematProblem &problem,
     };
     bool bestFits = best.status == SolveStatus::Feasible ||
                     best.status == SolveStatus::Optimal;
-    if (isBetter(search, best) &&
+    if (isBetterResult(search, best) &&
         (!options.fitArena || !bestFits ||
          packed(search) <= options.budgetBytes))
       best = std::move(search);
   }
-  if (bestPacking && isBetter(best, *bestPacking) &&
+  if (bestPacking && isBetterResult(best, *bestPacking) &&
       getPackedBytes(problem, best.simulation) > options.budgetBytes)
     best.packingAlternative =
         std::make_shared<const SolverResult>(std::move(*bestPacking));
