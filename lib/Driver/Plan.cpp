@@ -133,9 +133,10 @@ static LogicalResult evaluateMicroBatch(ModuleOp step,
 
 FailureOr<TorchScriptImport> mlir::remat::buildPlannedStep(
     const ModelSpec &spec, const PlanCandidate &candidate, MLIRContext *context,
-    llvm::StringRef weightsPath) {
+    llvm::StringRef weightsPath, bool *returnsLoss) {
   return buildTrainingStep(withAccumulation(spec, candidate.accumulationSteps),
-                           candidate.microBatch, context, weightsPath);
+                           candidate.microBatch, context, weightsPath,
+                           returnsLoss);
 }
 
 /// Builds the step of `candidate`; when it fails, sets `why` to the first
@@ -183,10 +184,9 @@ mlir::remat::planTrainingBatch(const ModelSpec &spec, MLIRContext *context,
     bool wholeBatch = result.microBatches.empty();
     std::string why;
     FailureOr<TorchScriptImport> step =
-        wholeBatch
-            ? buildTrainingStep(withAccumulation(spec, candidate.accumulationSteps), microBatch, context,
-                                "", &result.modelReturnsLoss)
-            : buildOrExplain(spec, candidate, context, why);
+        wholeBatch ? buildPlannedStep(spec, candidate, context, "",
+                                      &result.modelReturnsLoss)
+                   : buildOrExplain(spec, candidate, context, why);
     if (failed(step) && wholeBatch)
       return failure();
     if (failed(step)) {

@@ -117,11 +117,13 @@ FailureOr<PlanResult> planTrainingBatch(const ModelSpec &spec,
                                         const PlanOptions &options);
 
 /// The step `candidate` stands for, as planTrainingBatch built it, with its
-/// weights recorded at `weightsPath`, not yet planned.
+/// weights recorded at `weightsPath`, not yet planned; sets `*returnsLoss`,
+/// when given, as buildTrainingStep does.
 FailureOr<TorchScriptImport> buildPlannedStep(const ModelSpec &spec,
                                               const PlanCandidate &candidate,
                                               MLIRContext *context,
-                                              llvm::StringRef weightsPath);
+                                              llvm::StringRef weightsPath,
+                                              bool *returnsLoss = nullptr);
 
 /// Whether `step` runs batch norm (nn.batch_norm).
 bool hasBatchNorm(ModuleOp step);

@@ -48,11 +48,11 @@ struct AutodiffOptions {
   /// Gradient accumulation: k > 1 builds a step over k micro-batches. The
   /// function is the forward at the micro-batch m; the step's inputs and
   /// labels take k x m samples, and it runs k micro-steps in sequence, each
-  /// on its slice of m samples (forward, loss / k for a mean loss, backward), sums their
-  /// gradients, and then applies the optimizer once - PyTorch's
-  /// accumulation loop. Batch norm computes its statistics per micro-batch
-  /// and updates its running statistics once per micro-batch (unlike one
-  /// big batch). Micro-step 0 keeps the forward's op names, micro-step
+  /// on its slice of m samples (forward, loss / k for a mean loss,
+  /// backward), sums their gradients, and then applies the optimizer once -
+  /// PyTorch's accumulation loop. Batch norm computes its statistics per
+  /// micro-batch and updates its running statistics once per micro-batch
+  /// (unlike one big batch). Micro-step 0 keeps the forward's op names, micro-step
   /// i > 0 prefixes them with `micro<i>.`; each random op gets a `seed`
   /// argument `micro<i>.<seed>` per micro-step i > 0. The `loss` result is
   /// the sum of the k scaled losses. (Accumulate.cpp; docs/autodiff.md.)

@@ -146,7 +146,8 @@ std::string mlir::remat::getValueName(Value value) {
 void mlir::remat::tagBackwardOp(Operation *op, Operation *forward,
                                 StringRef suffix) {
   StringRef base = getOpName(forward);
-  std::string name = (base.empty() ? forward->getName().stripDialect() : base).str();
+  std::string name =
+      (base.empty() ? forward->getName().stripDialect() : base).str();
   Builder builder(op->getContext());
   op->setAttr(attr::kName, builder.getStringAttr(name + "." + suffix.str()));
   op->setAttr(attr::kPhase, builder.getStringAttr("backward"));
