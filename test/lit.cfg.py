@@ -9,7 +9,7 @@ from lit.llvm import llvm_config
 
 config.name = "remat"
 config.test_format = lit.formats.ShTest(not llvm_config.use_lit_shell)
-config.suffixes = [".mlir", ".json", ".test"]
+config.suffixes = [".mlir", ".json", ".test", ".td"]
 config.excludes = ["CMakeLists.txt", "lit.cfg.py", "lit.site.cfg.py", "Inputs", "Consumer", "Utils"]
 config.test_source_root = os.path.dirname(__file__)
 config.test_exec_root = os.path.join(config.remat_obj_root, "test")
@@ -21,11 +21,17 @@ config.substitutions.append(("%examples", os.path.join(config.test_source_root, 
 # The interpreter that has Debian's torch, torchvision and numpy.
 config.substitutions.append(("%torch_python", "/usr/bin/python3"))
 
+# remat-tblgen's include path: remat's .td files and MLIR's.
+tblgen_includes = [os.path.join(config.remat_src_root, "include")]
+tblgen_includes += [d for d in config.mlir_include_dirs.split(";") if d]
+config.substitutions.append(
+    ("%tblgen_includes", " ".join("-I " + d for d in tblgen_includes)))
+
 llvm_config.with_system_environment(["HOME", "INCLUDE", "LIB", "TMP", "TEMP"])
 llvm_config.use_default_substitutions()
 
 tool_dirs = [config.remat_tools_dir, config.llvm_tools_dir]
-tools = ["remat-opt", "remat-translate"]
+tools = ["remat-opt", "remat-translate", "remat-tblgen"]
 if config.remat_enable_torch:
     tools.extend(["remat", "remat-import", "remat-run"])
 llvm_config.add_tool_substitutions(tools, tool_dirs)

@@ -1,7 +1,8 @@
 //===- Kernels.cpp - ATen kernels of the nn ops ---------------------------===//
 //
 // One ATen computation per nn op, following ATen's own derivative formulas
-// for the backward ops. Where ATen has an `_out` kernel, results are written
+// for the backward ops; an op that is one ATen call by name has it from the
+// op table, the others here. Where ATen has an `_out` kernel, results are written
 // straight into the tensors the executor gives (their arena slots); other
 // results are fresh tensors that the executor copies there. Backward ops that
 // ATen implements from the input's sizes only (pooling) get an uninitialized
@@ -127,7 +128,6 @@ private:
 
 std::optional<Tensors> KernelRunner::elementwise() {
   return llvm::TypeSwitch<Operation *, std::optional<Tensors>>(op)
-      .Case([&](nn::ReluOp) { return Tensors{at::relu(in[0])}; })
       .Case([&](nn::ReluBackwardOp) {
         return Tensors{at::threshold_backward_out(out(), in[0], in[1], 0)};
       })
@@ -138,16 +138,6 @@ std::optional<Tensors> KernelRunner::elementwise() {
         return Tensors{at::gelu_backward_out(out(), in[0], in[1],
                                              o.getApproximate().str())};
       })
-      .Case([&](nn::SigmoidOp) {
-        return Tensors{at::sigmoid_out(out(), in[0])};
-      })
-      .Case([&](nn::SigmoidBackwardOp) {
-        return Tensors{at::sigmoid_backward_out(out(), in[0], in[1])};
-      })
-      .Case([&](nn::TanhOp) { return Tensors{at::tanh_out(out(), in[0])}; })
-      .Case([&](nn::TanhBackwardOp) {
-        return Tensors{at::tanh_backward_out(out(), in[0], in[1])};
-      })
       .Case([&](nn::HardtanhOp o) {
         return Tensors{at::hardtanh_out(out(), in[0],
                                         o.getMinVal().convertToDouble(),
@@ -157,34 +147,6 @@ std::optional<Tensors> KernelRunner::elementwise() {
         return Tensors{at::hardtanh_backward_out(
             out(), in[0], in[1], o.getMinVal().convertToDouble(),
             o.getMaxVal().convertToDouble())};
-      })
-      .Case([&](nn::HardswishOp) {
-        return Tensors{at::hardswish_out(out(), in[0])};
-      })
-      .Case([&](nn::HardswishBackwardOp) {
-        return Tensors{at::hardswish_backward_out(out(), in[0], in[1])};
-      })
-      .Case([&](nn::HardsigmoidOp) {
-        return Tensors{at::hardsigmoid_out(out(), in[0])};
-      })
-      .Case([&](nn::HardsigmoidBackwardOp) {
-        return Tensors{at::hardsigmoid_backward_out(out(), in[0], in[1])};
-      })
-      .Case([&](nn::SiluOp) { return Tensors{at::silu_out(out(), in[0])}; })
-      .Case([&](nn::SiluBackwardOp) {
-        return Tensors{at::silu_backward_out(out(), in[0], in[1])};
-      })
-      .Case([&](nn::AddOp) {
-        return Tensors{at::add_out(out(), in[0], in[1])};
-      })
-      .Case([&](nn::SubOp) {
-        return Tensors{at::sub_out(out(), in[0], in[1])};
-      })
-      .Case([&](nn::MulOp) {
-        return Tensors{at::mul_out(out(), in[0], in[1])};
-      })
-      .Case([&](nn::DivOp) {
-        return Tensors{at::div_out(out(), in[0], in[1])};
       })
       .Case([&](nn::AddScalarOp o) {
         return Tensors{at::add(in[0], o.getScalar().convertToDouble())};
@@ -487,7 +449,15 @@ std::optional<Tensors> KernelRunner::optimizers() {
       .Default([](Operation *) { return std::nullopt; });
 }
 
+// The ops whose kernel is one ATen call by name (the op table's
+// atenOutKernel): runAtenOutKernel.
+#define GEN_NN_ATEN_KERNELS
+#include "remat/Dialect/NN/IR/NNOpTable.inc"
+
 FailureOr<Tensors> KernelRunner::run() {
+  if (op->getNumResults() == 1)
+    if (std::optional<at::Tensor> result = runAtenOutKernel(op, out(), in))
+      return Tensors{*result};
   for (auto family :
        {&KernelRunner::elementwise, &KernelRunner::linear,
         &KernelRunner::convolutionAndPooling, &KernelRunner::normalization,

@@ -33,16 +33,17 @@ static std::string floatLiteral(double value) {
   return llvm::formatv("((float){0})", llvm::format("%.17g", value)).str();
 }
 
+// The ops whose expression their definition gives (the op table's
+// cudaExpression): getTableExpression.
+#define GEN_NN_CUDA_EXPRESSIONS
+#include "remat/Dialect/NN/IR/NNOpTable.inc"
+
 bool mlir::remat::cuda::isElementwise(Operation *op) {
-  return isa<nn::ReluOp, nn::ReluBackwardOp, nn::GeluOp, nn::GeluBackwardOp,
-             nn::SigmoidOp, nn::SigmoidBackwardOp, nn::TanhOp,
-             nn::TanhBackwardOp, nn::HardtanhOp, nn::HardtanhBackwardOp,
-             nn::HardswishOp, nn::HardswishBackwardOp, nn::HardsigmoidOp,
-             nn::HardsigmoidBackwardOp, nn::SiluOp, nn::SiluBackwardOp,
-             nn::AddOp, nn::SubOp, nn::MulOp, nn::DivOp,
-             nn::AddScalarOp, nn::SubScalarOp, nn::MulScalarOp, nn::DivScalarOp,
-             nn::DropoutOp, nn::DropoutBackwardOp, nn::BernoulliOp, nn::FullOp,
-             nn::BroadcastToOp>(op);
+  return hasTableExpression(op) ||
+         isa<nn::GeluOp, nn::GeluBackwardOp, nn::HardtanhOp,
+             nn::HardtanhBackwardOp, nn::AddScalarOp, nn::SubScalarOp,
+             nn::MulScalarOp, nn::DivScalarOp, nn::DropoutOp,
+             nn::DropoutBackwardOp, nn::BernoulliOp, nn::FullOp>(op);
 }
 
 /// The index into `operand`'s elements that output element `i` (of
@@ -106,64 +107,19 @@ static std::string clamp(const std::string &x, const std::string &lo,
                        hi);
 }
 
-/// The activations of ATen's CPU kernels (their vectorized forms where the
-/// scalar form treats NaN differently): hardswish is x * c / 6 and
-/// hardsigmoid c / 6 with c = clamp(x + 3, 0, 6); silu is x / (1 + exp(-x)).
-static std::string hardswish(const std::string &x) {
-  return llvm::formatv("({0} * {1} / 6.0f)", x,
-                       clamp("(" + x + " + 3.0f)", "0.0f", "6.0f"));
-}
-
-static std::string hardswishBackward(const std::string &g,
-                                     const std::string &x) {
-  return llvm::formatv("({1} < -3.0f ? 0.0f : ({1} >= 3.0f ? {0} : {0} * "
-                       "({1} / 3.0f + 0.5f)))",
-                       g, x);
-}
-
-static std::string hardsigmoid(const std::string &x) {
-  return "(" + clamp("(" + x + " + 3.0f)", "0.0f", "6.0f") + " / 6.0f)";
-}
-
-static std::string hardsigmoidBackward(const std::string &g,
-                                       const std::string &x) {
-  return llvm::formatv(
-      "(({1} > -3.0f && {1} < 3.0f) ? {0} * (1.0f / 6.0f) : 0.0f)", g, x);
-}
-
-static std::string siluBackward(const std::string &g, const std::string &x) {
-  return llvm::formatv("([&] {{ float s_ = 1.0f / (1.0f + expf(-{1})); "
-                       "return {0} * s_ * (1.0f + {1} * (1.0f - s_)); }())",
-                       g, x);
-}
-
 /// The expression of one element-wise op over its operands' expressions.
 static std::string getExpression(Operation *op,
                                  ArrayRef<std::string> operands) {
+  if (std::optional<std::string> expression =
+          getTableExpression(op, operands))
+    return *expression;
   auto a = [&] { return operands[0]; };
   auto b = [&] { return operands[1]; };
   return llvm::TypeSwitch<Operation *, std::string>(op)
-      .Case([&](nn::ReluOp) {
-        return llvm::formatv("({0} > 0.0f || {0} != {0} ? {0} : 0.0f)", a())
-            .str();
-      })
-      .Case([&](nn::ReluBackwardOp) {
-        return llvm::formatv("({1} > 0.0f ? {0} : 0.0f)", a(), b()).str();
-      })
       .Case(
           [&](nn::GeluOp o) { return gelu(a(), o.getApproximate() == "tanh"); })
       .Case([&](nn::GeluBackwardOp o) {
         return geluBackward(a(), b(), o.getApproximate() == "tanh");
-      })
-      .Case([&](nn::SigmoidOp) {
-        return llvm::formatv("(1.0f / (1.0f + expf(-{0})))", a()).str();
-      })
-      .Case([&](nn::SigmoidBackwardOp) {
-        return llvm::formatv("({0} * (1.0f - {1}) * {1})", a(), b()).str();
-      })
-      .Case([&](nn::TanhOp) { return llvm::formatv("tanhf({0})", a()).str(); })
-      .Case([&](nn::TanhBackwardOp) {
-        return llvm::formatv("({0} * (1.0f - {1} * {1}))", a(), b()).str();
       })
       .Case([&](nn::HardtanhOp o) {
         return clamp(a(), floatLiteral(o.getMinVal().convertToDouble()),
@@ -176,22 +132,6 @@ static std::string getExpression(Operation *op,
                              floatLiteral(o.getMaxVal().convertToDouble()))
             .str();
       })
-      .Case([&](nn::HardswishOp) { return hardswish(a()); })
-      .Case([&](nn::HardswishBackwardOp) {
-        return hardswishBackward(a(), b());
-      })
-      .Case([&](nn::HardsigmoidOp) { return hardsigmoid(a()); })
-      .Case([&](nn::HardsigmoidBackwardOp) {
-        return hardsigmoidBackward(a(), b());
-      })
-      .Case([&](nn::SiluOp) {
-        return llvm::formatv("({0} / (1.0f + expf(-{0})))", a()).str();
-      })
-      .Case([&](nn::SiluBackwardOp) { return siluBackward(a(), b()); })
-      .Case([&](nn::AddOp) { return "(" + a() + " + " + b() + ")"; })
-      .Case([&](nn::SubOp) { return "(" + a() + " - " + b() + ")"; })
-      .Case([&](nn::MulOp) { return "(" + a() + " * " + b() + ")"; })
-      .Case([&](nn::DivOp) { return "(" + a() + " / " + b() + ")"; })
       .Case([&](nn::AddScalarOp o) {
         return "(" + a() + " + " +
                floatLiteral(o.getScalar().convertToDouble()) + ")";
@@ -229,7 +169,6 @@ static std::string getExpression(Operation *op,
       .Case([&](nn::FullOp o) {
         return floatLiteral(o.getValue().convertToDouble());
       })
-      .Case([&](nn::BroadcastToOp) { return a(); })
       .Default([](Operation *) -> std::string {
         llvm_unreachable("not an element-wise op");
       });

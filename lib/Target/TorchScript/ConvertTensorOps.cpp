@@ -21,13 +21,18 @@ using namespace mlir::remat;
 using namespace mlir::remat::torchscript;
 using Node = torch::jit::Node;
 
+// The nodes that are one nn op each, operands from their tensor inputs in
+// order (the op table's atenImport): kAtenOneToOneOps.
+#define GEN_NN_ATEN_IMPORTS
+#include "remat/Dialect/NN/IR/NNOpTable.inc"
+
 std::optional<LogicalResult>
 NodeConverter::convertTensorOp(Node *node, llvm::StringRef kind) {
-  if (kind == "aten::relu" || kind == "aten::sigmoid" ||
-      kind == "aten::tanh" || kind == "aten::gelu" ||
-      kind == "aten::hardtanh" || kind == "aten::relu6" ||
-      kind == "aten::hardswish" || kind == "aten::hardsigmoid" ||
-      kind == "aten::silu")
+  for (const AtenOneToOneOp &entry : kAtenOneToOneOps)
+    if (kind == entry.kind)
+      return convertOneToOne(node, entry.numInputs, entry.create);
+  if (kind == "aten::gelu" || kind == "aten::hardtanh" ||
+      kind == "aten::relu6")
     return convertUnary(node, kind);
   if (kind == "aten::add" || kind == "aten::sub" || kind == "aten::mul" ||
       kind == "aten::div" || kind == "aten::rsub")
@@ -89,7 +94,7 @@ LogicalResult NodeConverter::convertUnary(Node *node, llvm::StringRef kind) {
     if (failed(approximate))
       return failure();
     op = nn::GeluOp::create(builder, loc, *input, *approximate);
-  } else if (kind == "aten::hardtanh" || kind == "aten::relu6") {
+  } else {
     // hardtanh(self, min_val, max_val); relu6(self) is hardtanh(self, 0, 6).
     double minVal = 0.0, maxVal = 6.0;
     if (kind == "aten::hardtanh") {
@@ -107,20 +112,22 @@ LogicalResult NodeConverter::convertUnary(Node *node, llvm::StringRef kind) {
     op = nn::HardtanhOp::create(builder, loc, *input,
                                 builder.getF64FloatAttr(minVal),
                                 builder.getF64FloatAttr(maxVal));
-  } else if (kind == "aten::hardswish") {
-    op = nn::HardswishOp::create(builder, loc, *input);
-  } else if (kind == "aten::hardsigmoid") {
-    op = nn::HardsigmoidOp::create(builder, loc, *input);
-  } else if (kind == "aten::silu") {
-    op = nn::SiluOp::create(builder, loc, *input);
-  } else if (kind == "aten::relu") {
-    op = nn::ReluOp::create(builder, loc, *input);
-  } else if (kind == "aten::sigmoid") {
-    op = nn::SigmoidOp::create(builder, loc, *input);
-  } else {
-    op = nn::TanhOp::create(builder, loc, *input);
   }
   finish(node, op);
+  return success();
+}
+
+LogicalResult NodeConverter::convertOneToOne(
+    Node *node, unsigned numInputs,
+    Operation *(*create)(OpBuilder &, Location, ArrayRef<Value>)) {
+  SmallVector<Value> inputs;
+  for (unsigned i = 0; i < numInputs; ++i) {
+    FailureOr<Value> input = getTensor(node, i);
+    if (failed(input))
+      return failure();
+    inputs.push_back(*input);
+  }
+  finish(node, create(builder, loc, inputs));
   return success();
 }
 

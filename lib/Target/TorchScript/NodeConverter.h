@@ -88,6 +88,11 @@ private:
   LogicalResult convertUpsample(Node *node);
 
   LogicalResult convertUnary(Node *node, llvm::StringRef kind);
+  /// A node that is one nn op (the op table's atenImport): its first
+  /// `numInputs` inputs, tensors, are the op's operands.
+  LogicalResult
+  convertOneToOne(Node *node, unsigned numInputs,
+                  Operation *(*create)(OpBuilder &, Location, ArrayRef<Value>));
   LogicalResult convertBinary(Node *node, llvm::StringRef kind);
   LogicalResult convertReshape(Node *node);
   LogicalResult convertTranspose(Node *node, bool isT);

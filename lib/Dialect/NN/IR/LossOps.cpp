@@ -1,6 +1,7 @@
 //===- LossOps.cpp - softmax and losses -----------------------------------===//
 //
-// Verifiers and costs of softmax, log-softmax and cross entropy.
+// Verifiers of softmax and log-softmax (their FLOP counts come from the op
+// table), verifier and costs of cross entropy.
 //
 //===----------------------------------------------------------------------===//
 
@@ -10,10 +11,8 @@
 using namespace mlir;
 using namespace mlir::nn;
 
-/// FLOPs per element: a max, a subtraction, an exponential, a sum and a
-/// division (softmax); a product, a sum and a subtraction (its backward).
+/// FLOPs per element of the cross entropy's softmax (as NN_SoftmaxLikeOp).
 constexpr int64_t kSoftmaxFlopsPerElement = 5;
-constexpr int64_t kSoftmaxBackwardFlopsPerElement = 4;
 
 static LogicalResult verifySoftmaxDim(Operation *op, int64_t dim) {
   RankedTensorType type = getTensorType(op->getOperand(0));
@@ -21,29 +20,17 @@ static LogicalResult verifySoftmaxDim(Operation *op, int64_t dim) {
 }
 
 LogicalResult SoftmaxOp::verify() { return verifySoftmaxDim(*this, getDim()); }
-int64_t SoftmaxOp::getFlopCount() {
-  return kSoftmaxFlopsPerElement * getNumElements(getType());
-}
 
 LogicalResult SoftmaxBackwardOp::verify() {
   return verifySoftmaxDim(*this, getDim());
-}
-int64_t SoftmaxBackwardOp::getFlopCount() {
-  return kSoftmaxBackwardFlopsPerElement * getNumElements(getType());
 }
 
 LogicalResult LogSoftmaxOp::verify() {
   return verifySoftmaxDim(*this, getDim());
 }
-int64_t LogSoftmaxOp::getFlopCount() {
-  return kSoftmaxFlopsPerElement * getNumElements(getType());
-}
 
 LogicalResult LogSoftmaxBackwardOp::verify() {
   return verifySoftmaxDim(*this, getDim());
-}
-int64_t LogSoftmaxBackwardOp::getFlopCount() {
-  return kSoftmaxBackwardFlopsPerElement * getNumElements(getType());
 }
 
 /// Checks logits [N, C], labels [N] and a 0-d loss (or loss gradient) of the

@@ -1,11 +1,13 @@
 //===- NNDialect.cpp - the nn dialect -------------------------------------===//
 //
 // Registers the nn dialect and its ops and holds the generated op
-// definitions. Verifiers and cost methods live with their op family
+// definitions, with the FLOP counts of the op table (flopsPerElement).
+// Verifiers and other cost methods live with their op family
 // (ElementwiseOps.cpp, ConvPoolOps.cpp, ...).
 //
 //===----------------------------------------------------------------------===//
 
+#include "NNVerifyUtils.h"
 #include "remat/Dialect/NN/IR/NNDialect.h"
 #include "remat/Dialect/NN/IR/NNOps.h"
 
@@ -26,3 +28,6 @@ void NNDialect::initialize() {
 
 #define GET_OP_CLASSES
 #include "remat/Dialect/NN/IR/NNOps.cpp.inc"
+
+#define GEN_NN_FLOP_COUNTS
+#include "remat/Dialect/NN/IR/NNOpTable.inc"

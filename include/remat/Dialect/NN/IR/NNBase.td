@@ -69,15 +69,34 @@ def NN_ScalarAttributesFit : NativeOpTrait<"ScalarAttributesFitElementType"> {
 }
 
 /// Every nn op is pure, implements the cost interface and carries only
-/// constants its element type holds; each op defines its own FLOP count (and
+/// constants its element type holds; each op has a FLOP count (and
 /// overrides other interface methods where the defaults are wrong for it).
+///
+/// The op table: remat-tblgen -gen-nn-op-table generates from these fields
+/// what an op needs beyond its class, so that an element-wise op is its
+/// definition, its gradient rule and at most one kernel expression.
 class NN_Op<string mnemonic, list<Trait> traits = [],
             list<string> costMethods = []>
     : Op<NN_Dialect, mnemonic,
          !listconcat([Pure, NN_ScalarAttributesFit,
                       DeclareOpInterfaceMethods<CostOpInterface,
                                 !listconcat(["getFlopCount"], costMethods)>],
-                     traits)>;
+                     traits)> {
+  // FLOPs per element of the result: getFlopCount is this times the
+  // result's element count. -1: the op defines getFlopCount itself.
+  int flopsPerElement = -1;
+  // The ATen operator the op is one to one (without "aten::"): its tensor
+  // operands in order, no attributes. With atenImport the TorchScript
+  // importer maps aten::<atenName> nodes to the op; with atenOutKernel the
+  // CPU executor runs at::<atenName>_out(result, operands...).
+  string atenName = "";
+  bit atenImport = 0;
+  bit atenOutKernel = 0;
+  // The CUDA (float) expression of a result element over the operands'
+  // elements {0}, {1}, ... (llvm::formatv placeholders, "{{" for a brace).
+  // Empty: the CUDA emitter spells the expression itself, or has none.
+  string cudaExpression = "";
+}
 
 /// An element-wise unary op: `nn.relu %x : tensor<...>`.
 class NN_UnaryOp<string mnemonic, list<Trait> traits = []>

@@ -2,7 +2,10 @@
 //
 // Activations and their backward ops, arithmetic with broadcasting and with
 // scalars, dropout and Bernoulli samples with an explicit seed, constant
-// fills and broadcasts.
+// fills and broadcasts. FLOP counts per element follow the usual counting
+// of transcendental functions as a handful of operations; they only need to
+// be consistent, since the cost model turns them into time with the bytes
+// moved, which dominate for these ops.
 //
 //===----------------------------------------------------------------------===//
 
@@ -13,14 +16,26 @@ include "remat/Dialect/NN/IR/NNBase.td"
 
 //===----------------------------------------------------------------------===//
 // Activations
+//
+// The CUDA expressions follow ATen's CPU kernels, their vectorized forms
+// where the scalar form treats NaN differently: hardswish is x * c / 6 and
+// hardsigmoid c / 6 with c = clamp(x + 3, 0, 6) (ATen's clamp: NaN stays
+// NaN); silu is x / (1 + exp(-x)).
 //===----------------------------------------------------------------------===//
 
 def NN_ReluOp : NN_UnaryOp<"relu"> {
   let summary = "max(x, 0), element-wise (aten::relu)";
+  let flopsPerElement = 1;
+  let atenName = "relu";
+  let atenImport = 1;
+  let atenOutKernel = 1;
+  let cudaExpression = "({0} > 0.0f || {0} != {0} ? {0} : 0.0f)";
 }
 
 def NN_ReluBackwardOp : NN_UnaryBackwardOp<"relu_backward", "result"> {
   let summary = "grad_output where the relu's result is positive, else 0";
+  let flopsPerElement = 1;
+  let cudaExpression = "({1} > 0.0f ? {0} : 0.0f)";
 }
 
 def NN_GeluOp : NN_Op<"gelu", [SameOperandsAndResultType]> {
@@ -30,6 +45,7 @@ def NN_GeluOp : NN_Op<"gelu", [SameOperandsAndResultType]> {
   let results = (outs NN_FloatTensor:$result);
   let assemblyFormat = "$input attr-dict `:` type($result)";
   let hasVerifier = 1;
+  let flopsPerElement = 12;
 }
 
 def NN_GeluBackwardOp : NN_Op<"gelu_backward", [SameOperandsAndResultType]> {
@@ -41,22 +57,41 @@ def NN_GeluBackwardOp : NN_Op<"gelu_backward", [SameOperandsAndResultType]> {
     $grad_output `,` $input attr-dict `:` type($grad_input)
   }];
   let hasVerifier = 1;
+  let flopsPerElement = 16;
 }
 
 def NN_SigmoidOp : NN_UnaryOp<"sigmoid"> {
   let summary = "1 / (1 + exp(-x)), element-wise (aten::sigmoid)";
+  let flopsPerElement = 4;
+  let atenName = "sigmoid";
+  let atenImport = 1;
+  let atenOutKernel = 1;
+  let cudaExpression = "(1.0f / (1.0f + expf(-{0})))";
 }
 
 def NN_SigmoidBackwardOp : NN_UnaryBackwardOp<"sigmoid_backward", "result"> {
   let summary = "grad_output * y * (1 - y) from the sigmoid's result y";
+  let flopsPerElement = 3;
+  let atenName = "sigmoid_backward";
+  let atenOutKernel = 1;
+  let cudaExpression = "({0} * (1.0f - {1}) * {1})";
 }
 
 def NN_TanhOp : NN_UnaryOp<"tanh"> {
   let summary = "hyperbolic tangent, element-wise (aten::tanh)";
+  let flopsPerElement = 6;
+  let atenName = "tanh";
+  let atenImport = 1;
+  let atenOutKernel = 1;
+  let cudaExpression = "tanhf({0})";
 }
 
 def NN_TanhBackwardOp : NN_UnaryBackwardOp<"tanh_backward", "result"> {
   let summary = "grad_output * (1 - y^2) from the tanh's result y";
+  let flopsPerElement = 3;
+  let atenName = "tanh_backward";
+  let atenOutKernel = 1;
+  let cudaExpression = "({0} * (1.0f - {1} * {1}))";
 }
 
 def NN_HardtanhOp : NN_Op<"hardtanh", [SameOperandsAndResultType]> {
@@ -71,6 +106,7 @@ def NN_HardtanhOp : NN_Op<"hardtanh", [SameOperandsAndResultType]> {
   let results = (outs NN_FloatTensor:$result);
   let assemblyFormat = "$input attr-dict `:` type($result)";
   let hasVerifier = 1;
+  let flopsPerElement = 2;
 }
 
 def NN_HardtanhBackwardOp : NN_Op<"hardtanh_backward",
@@ -89,10 +125,18 @@ def NN_HardtanhBackwardOp : NN_Op<"hardtanh_backward",
     $grad_output `,` $saved attr-dict `:` type($grad_input)
   }];
   let hasVerifier = 1;
+  let flopsPerElement = 2;
 }
 
 def NN_HardswishOp : NN_UnaryOp<"hardswish"> {
   let summary = "x * min(max(x + 3, 0), 6) / 6, element-wise (aten::hardswish)";
+  let flopsPerElement = 5;
+  let atenName = "hardswish";
+  let atenImport = 1;
+  let atenOutKernel = 1;
+  let cudaExpression =
+      "({0} * (({0} + 3.0f) < 0.0f ? 0.0f : (({0} + 3.0f) > 6.0f ? "
+      # "6.0f : ({0} + 3.0f))) / 6.0f)";
 }
 
 def NN_HardswishBackwardOp : NN_UnaryBackwardOp<"hardswish_backward", "input"> {
@@ -102,10 +146,22 @@ def NN_HardswishBackwardOp : NN_UnaryBackwardOp<"hardswish_backward", "input"> {
     `saved` is the hardswish's input x: 0 where x < -3,
     grad_output * (x / 3 + 0.5) where x <= 3, grad_output above.
   }];
+  let flopsPerElement = 4;
+  let atenName = "hardswish_backward";
+  let atenOutKernel = 1;
+  let cudaExpression =
+      "({1} < -3.0f ? 0.0f : ({1} >= 3.0f ? {0} : {0} * ({1} / 3.0f + 0.5f)))";
 }
 
 def NN_HardsigmoidOp : NN_UnaryOp<"hardsigmoid"> {
   let summary = "min(max(x + 3, 0), 6) / 6, element-wise (aten::hardsigmoid)";
+  let flopsPerElement = 4;
+  let atenName = "hardsigmoid";
+  let atenImport = 1;
+  let atenOutKernel = 1;
+  let cudaExpression =
+      "((({0} + 3.0f) < 0.0f ? 0.0f : (({0} + 3.0f) > 6.0f ? 6.0f : "
+      # "({0} + 3.0f))) / 6.0f)";
 }
 
 def NN_HardsigmoidBackwardOp
@@ -116,10 +172,20 @@ def NN_HardsigmoidBackwardOp
     `saved` is the hardsigmoid's input x: grad_output * (1 / 6) where
     -3 < x < 3, else 0.
   }];
+  let flopsPerElement = 3;
+  let atenName = "hardsigmoid_backward";
+  let atenOutKernel = 1;
+  let cudaExpression =
+      "(({1} > -3.0f && {1} < 3.0f) ? {0} * (1.0f / 6.0f) : 0.0f)";
 }
 
 def NN_SiluOp : NN_UnaryOp<"silu"> {
   let summary = "x * sigmoid(x), element-wise (aten::silu)";
+  let flopsPerElement = 5;
+  let atenName = "silu";
+  let atenImport = 1;
+  let atenOutKernel = 1;
+  let cudaExpression = "({0} / (1.0f + expf(-{0})))";
 }
 
 def NN_SiluBackwardOp : NN_UnaryBackwardOp<"silu_backward", "input"> {
@@ -128,6 +194,12 @@ def NN_SiluBackwardOp : NN_UnaryBackwardOp<"silu_backward", "input"> {
     `saved` is the silu's input x: grad_output * s * (1 + x * (1 - s)) with
     s = 1 / (1 + exp(-x)).
   }];
+  let flopsPerElement = 9;
+  let atenName = "silu_backward";
+  let atenOutKernel = 1;
+  let cudaExpression =
+      "([&] {{ float s_ = 1.0f / (1.0f + expf(-{1})); return {0} * "
+      # "s_ * (1.0f + {1} * (1.0f - s_)); }())";
 }
 
 //===----------------------------------------------------------------------===//
@@ -136,29 +208,49 @@ def NN_SiluBackwardOp : NN_UnaryBackwardOp<"silu_backward", "input"> {
 
 def NN_AddOp : NN_BroadcastBinaryOp<"add"> {
   let summary = "lhs + rhs with NumPy broadcasting (aten::add)";
+  let flopsPerElement = 1;
+  let atenName = "add";
+  let atenOutKernel = 1;
+  let cudaExpression = "({0} + {1})";
 }
 def NN_SubOp : NN_BroadcastBinaryOp<"sub"> {
   let summary = "lhs - rhs with NumPy broadcasting (aten::sub)";
+  let flopsPerElement = 1;
+  let atenName = "sub";
+  let atenOutKernel = 1;
+  let cudaExpression = "({0} - {1})";
 }
 def NN_MulOp : NN_BroadcastBinaryOp<"mul"> {
   let summary = "lhs * rhs with NumPy broadcasting (aten::mul)";
+  let flopsPerElement = 1;
+  let atenName = "mul";
+  let atenOutKernel = 1;
+  let cudaExpression = "({0} * {1})";
 }
 def NN_DivOp : NN_BroadcastBinaryOp<"div"> {
   let summary = "lhs / rhs with NumPy broadcasting (aten::div)";
+  let flopsPerElement = 1;
+  let atenName = "div";
+  let atenOutKernel = 1;
+  let cudaExpression = "({0} / {1})";
 }
 
 def NN_AddScalarOp : NN_ScalarOp<"add_scalar"> {
   let summary = "input + scalar, element-wise (aten::add.Scalar)";
+  let flopsPerElement = 1;
 }
 def NN_SubScalarOp : NN_ScalarOp<"sub_scalar"> {
   let summary = "input - scalar, element-wise (aten::sub.Scalar)";
+  let flopsPerElement = 1;
 }
 def NN_MulScalarOp : NN_ScalarOp<"mul_scalar"> {
   let summary = "input * scalar, element-wise (aten::mul.Scalar)";
+  let flopsPerElement = 1;
 }
 def NN_DivScalarOp : NN_ScalarOp<"div_scalar"> {
   let summary = "input / scalar, element-wise (aten::div.Scalar)";
   let hasVerifier = 1;
+  let flopsPerElement = 1;
 }
 
 //===----------------------------------------------------------------------===//
@@ -178,6 +270,7 @@ def NN_DropoutOp : NN_Op<"dropout"> {
     $input `,` $seed `,` $p attr-dict `:` type($input) `,` type($seed) `->` type($result)
   }];
   let hasVerifier = 1;
+  let flopsPerElement = 2;
 }
 
 def NN_DropoutBackwardOp : NN_Op<"dropout_backward"> {
@@ -188,6 +281,7 @@ def NN_DropoutBackwardOp : NN_Op<"dropout_backward"> {
     $grad_output `,` $seed `,` $p attr-dict `:` type($grad_output) `,` type($seed) `->` type($grad_input)
   }];
   let hasVerifier = 1;
+  let flopsPerElement = 2;
 }
 
 def NN_BernoulliOp : NN_Op<"bernoulli"> {
@@ -205,6 +299,7 @@ def NN_BernoulliOp : NN_Op<"bernoulli"> {
     $seed `,` $p attr-dict `:` type($seed) `->` type($result)
   }];
   let hasVerifier = 1;
+  let flopsPerElement = 1;
 }
 
 //===----------------------------------------------------------------------===//
@@ -216,6 +311,7 @@ def NN_FullOp : NN_Op<"full"> {
   let arguments = (ins F64Attr:$value);
   let results = (outs NN_FloatTensor:$result);
   let assemblyFormat = "$value attr-dict `:` type($result)";
+  let flopsPerElement = 0;
 }
 
 def NN_BroadcastToOp : NN_Op<"broadcast_to"> {
@@ -228,6 +324,8 @@ def NN_BroadcastToOp : NN_Op<"broadcast_to"> {
   let results = (outs NN_FloatTensor:$result);
   let assemblyFormat = "$input attr-dict `:` type($input) `->` type($result)";
   let hasVerifier = 1;
+  let flopsPerElement = 0;
+  let cudaExpression = "{0}";
 }
 
 #endif // REMAT_DIALECT_NN_IR_NNELEMENTWISEOPS

@@ -10,8 +10,11 @@
 
 include "remat/Dialect/NN/IR/NNBase.td"
 
+/// FLOPs per element: a max, a subtraction, an exponential, a sum and a
+/// division (softmax); a product, a sum and a subtraction (its backward).
 class NN_SoftmaxLikeOp<string mnemonic>
     : NN_Op<mnemonic, [SameOperandsAndResultType]> {
+  let flopsPerElement = 5;
   let arguments = (ins NN_FloatTensor:$input, I64Attr:$dim);
   let results = (outs NN_FloatTensor:$result);
   let assemblyFormat = "$input attr-dict `:` type($result)";
@@ -20,6 +23,7 @@ class NN_SoftmaxLikeOp<string mnemonic>
 
 class NN_SoftmaxLikeBackwardOp<string mnemonic>
     : NN_Op<mnemonic, [SameOperandsAndResultType]> {
+  let flopsPerElement = 4;
   let arguments = (ins NN_FloatTensor:$grad_output, NN_FloatTensor:$result,
                        I64Attr:$dim);
   let results = (outs NN_FloatTensor:$grad_input);
