@@ -74,6 +74,7 @@ case("hardsigmoid", "nn.hardsigmoid %a0 : {t0}", [xw], lambda a: [A.hardsigmoid(
 case("hardsigmoid_backward", "nn.hardsigmoid_backward %a0, %a1 : {t0}", [g2, xw], lambda g, a: [A.hardsigmoid_backward(g, a)])
 case("silu", "nn.silu %a0 : {t0}", [xw], lambda a: [A.silu(a)])
 case("silu_backward", "nn.silu_backward %a0, %a1 : {t0}", [g2, xw], lambda g, a: [A.silu_backward(g, a)])
+case("exp", "nn.exp %a0 : {t0}", [x2], lambda a: [A.exp(a)])
 b1 = t(1, 6)
 case("add", "nn.add %a0, %a1 : {t0}, {t1} -> {t0}", [x2, b1], lambda a, b: [A.add(a, b)])
 case("sub", "nn.sub %a0, %a1 : {t0}, {t1} -> {t0}", [x2, b1], lambda a, b: [A.sub(a, b)])

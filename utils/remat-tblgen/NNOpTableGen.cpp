@@ -57,7 +57,7 @@ static int64_t getHighestPlaceholder(const Record *def, StringRef text) {
       continue;
     }
     size_t close = text.find('}', i);
-    unsigned index;
+    unsigned index = 0;
     check(close != StringRef::npos &&
               !text.slice(i + 1, close).getAsInteger(10, index),
           def,

@@ -49,6 +49,8 @@ func.func @mobile_activations(%x: tensor<2x8xf32>, %g: tensor<2x8xf32>) -> tenso
   %si = nn.silu %x : tensor<2x8xf32>
   // CHECK: nn.silu_backward %{{.*}}, %{{.*}} : tensor<2x8xf32>
   %dsi = nn.silu_backward %g, %x : tensor<2x8xf32>
+  // CHECK: nn.exp %{{.*}} : tensor<2x8xf32>
+  %ex = nn.exp %x : tensor<2x8xf32>
   return %dsi : tensor<2x8xf32>
 }
 

@@ -50,6 +50,14 @@ static LogicalResult tanhGradient(TanhOp op, GradientBuilder &b,
   return success();
 }
 
+/// grad_output * e^x, from the result.
+static LogicalResult expGradient(ExpOp op, GradientBuilder &b,
+                                 ArrayRef<Value> gy, ArrayRef<bool> needed,
+                                 Gradients grads) {
+  grads[0] = b.create<MulOp>("grad", op.getType(), gy[0], op.getResult());
+  return success();
+}
+
 /// From the result, as ATen's derivative of hardtanh_ (the result is inside
 /// the bounds exactly where the input is).
 static LogicalResult hardtanhGradient(HardtanhOp op, GradientBuilder &b,
@@ -268,6 +276,7 @@ void mlir::nn::registerTensorGradientRules(MLIRContext *context) {
   SigmoidOp::attachInterface<GradientModel<SigmoidOp, sigmoidGradient>>(
       *context);
   TanhOp::attachInterface<GradientModel<TanhOp, tanhGradient>>(*context);
+  ExpOp::attachInterface<GradientModel<ExpOp, expGradient>>(*context);
   HardtanhOp::attachInterface<GradientModel<HardtanhOp, hardtanhGradient>>(
       *context);
   HardswishOp::attachInterface<GradientModel<

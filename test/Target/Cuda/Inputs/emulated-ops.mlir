@@ -2,7 +2,7 @@
 // ops and lowering paths the fixtures and example models do not: grouped,
 // strided and dilated convolutions (and their input gradients), sigmoid,
 // tanh, hardswish, hardsigmoid, silu, hardtanh (on values that reach every
-// piece), mul, div and sub with broadcasting, the scalar forms, average pooling
+// piece), exp, mul, div and sub with broadcasting, the scalar forms, average pooling
 // (count_include_pad = false), max pooling in ceil mode, concat, slice with a
 // step, bilinear upsampling with and without align_corners, transpose,
 // dropout, stochastic depth's Bernoulli noise (its own seed), log-softmax
@@ -43,7 +43,9 @@ func.func @ops(%input: tensor<2x3x9x9xf32> {remat.name = "x", remat.role = "inpu
   %ht = nn.hardtanh %wide {min_val = -0.5 : f64, max_val = 6.0 : f64, remat.name = "hardtanh"} : tensor<2x6x5x5xf32>
   %act1 = nn.mul %hs, %hg {remat.name = "act1"} : tensor<2x6x5x5xf32>, tensor<2x6x5x5xf32> -> tensor<2x6x5x5xf32>
   %act2 = nn.mul %si, %ht {remat.name = "act2"} : tensor<2x6x5x5xf32>, tensor<2x6x5x5xf32> -> tensor<2x6x5x5xf32>
-  %act = nn.add %act1, %act2 {remat.name = "act"} : tensor<2x6x5x5xf32>, tensor<2x6x5x5xf32> -> tensor<2x6x5x5xf32>
+  %ex = nn.exp %ds {remat.name = "exp"} : tensor<2x6x5x5xf32>
+  %act3 = nn.add %act1, %ex {remat.name = "act3"} : tensor<2x6x5x5xf32>, tensor<2x6x5x5xf32> -> tensor<2x6x5x5xf32>
+  %act = nn.add %act3, %act2 {remat.name = "act"} : tensor<2x6x5x5xf32>, tensor<2x6x5x5xf32> -> tensor<2x6x5x5xf32>
   %a = nn.avg_pool2d %act {kernel_size = array<i64: 3, 3>, stride = array<i64: 2, 2>, padding = array<i64: 1, 1>, count_include_pad = false, remat.name = "avg_pool"} : tensor<2x6x5x5xf32> -> tensor<2x6x3x3xf32>
   %mp, %idx = nn.max_pool2d %act {kernel_size = array<i64: 2, 2>, stride = array<i64: 2, 2>, ceil_mode = true, remat.name = "max_pool"} : tensor<2x6x5x5xf32> -> tensor<2x6x3x3xf32>, tensor<2x6x3x3xi64>
   %cat = nn.concat %a, %mp {dim = 1, remat.name = "concat"} : (tensor<2x6x3x3xf32>, tensor<2x6x3x3xf32>) -> tensor<2x12x3x3xf32>

@@ -202,6 +202,19 @@ def NN_SiluBackwardOp : NN_UnaryBackwardOp<"silu_backward", "input"> {
       # "s_ * (1.0f + {1} * (1.0f - s_)); }())";
 }
 
+def NN_ExpOp : NN_UnaryOp<"exp"> {
+  let summary = "exponential e^x, element-wise (aten::exp)";
+  let description = [{
+    Its gradient is grad_output * e^x from its result (nn.mul): no backward
+    op of its own.
+  }];
+  let flopsPerElement = 4;
+  let atenName = "exp";
+  let atenImport = 1;
+  let atenOutKernel = 1;
+  let cudaExpression = "expf({0})";
+}
+
 //===----------------------------------------------------------------------===//
 // Arithmetic
 //===----------------------------------------------------------------------===//
