@@ -8,6 +8,8 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "SolverTestSupport.h"
+
 #include "remat/Remat/Solvers.h"
 #include "remat/Remat/TrainingGraphs.h"
 
@@ -16,13 +18,9 @@
 #include <optional>
 
 using namespace mlir::remat;
+using namespace mlir::remat::test;
 
 namespace {
-
-bool fits(const SolverResult &result) {
-  return result.status == SolveStatus::Optimal ||
-         result.status == SolveStatus::Feasible;
-}
 
 TEST(ChainSolver, OptimalOverCheckpointChoices) {
   int optimal = 0;
@@ -42,19 +40,19 @@ TEST(ChainSolver, OptimalOverCheckpointChoices) {
       if (chain.status == SolveStatus::NotApplicable)
         break;
       ASSERT_TRUE(chain.simulation.valid) << "seed " << seed;
-      if (fits(chain)) {
+      if (claimsFit(chain)) {
         EXPECT_LE(chain.simulation.peakBytes, options.budgetBytes);
       }
       for (int64_t k : {2, 3, 4, 6}) {
         SolverResult segments = solveSegments(problem, k, options);
-        if (!fits(segments))
+        if (!claimsFit(segments))
           continue;
-        ASSERT_TRUE(fits(chain))
+        ASSERT_TRUE(claimsFit(chain))
             << "seed " << seed << ": segments=" << k << " fits, chain not";
         EXPECT_LE(chain.simulation.cost, segments.simulation.cost + 1e-9)
             << "seed " << seed << " segments=" << k;
       }
-      if (!fits(chain))
+      if (!claimsFit(chain))
         continue;
       ++optimal;
       if (previous) {

@@ -9,6 +9,8 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "SolverTestSupport.h"
+
 #include "ScheduleBuilder.h"
 
 #include "remat/Remat/TrainingGraphs.h"
@@ -18,6 +20,7 @@
 #include <random>
 
 using namespace mlir::remat;
+using namespace mlir::remat::test;
 
 namespace {
 
@@ -83,21 +86,7 @@ TEST(ScheduleBuilder, HeapPicksTheScannedVictimOnTrainingGraphs) {
 TEST(ScheduleBuilder, HeapPicksTheScannedVictimOnRandomDags) {
   std::mt19937_64 rng(7);
   for (int instance = 0; instance < 150; ++instance) {
-    RematProblem problem;
-    int nodes = 5 + instance % 60;
-    std::uniform_int_distribution<int64_t> bytes(1, 1000), cost(0, 20);
-    problem.argumentBytes = bytes(rng);
-    for (int i = 0; i < nodes; ++i) {
-      std::vector<ValueId> operands;
-      if (i > 0) {
-        std::uniform_int_distribution<int> pick(0, i - 1), count(1, 3);
-        for (int k = count(rng); k > 0; --k)
-          operands.push_back(problem.nodes[pick(rng)].results.front());
-      }
-      problem.addNode("n" + std::to_string(i), double(cost(rng)),
-                      {bytes(rng)}, operands);
-    }
-    problem.values.back().isOutput = true;
+    RematProblem problem = makeRandomDag(rng, 5 + instance % 60);
     ASSERT_EQ(problem.verify(), "");
     checkHeapAgainstScan(problem, "instance " + std::to_string(instance));
     if (HasFailure())

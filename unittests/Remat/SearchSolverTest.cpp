@@ -10,6 +10,8 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "SolverTestSupport.h"
+
 #include "remat/Remat/Solvers.h"
 #include "remat/Remat/TrainingGraphs.h"
 
@@ -18,24 +20,9 @@
 #include <random>
 
 using namespace mlir::remat;
+using namespace mlir::remat::test;
 
 namespace {
-
-bool isFit(const SolverResult &result) {
-  return result.status == SolveStatus::Feasible ||
-         result.status == SolveStatus::Optimal;
-}
-
-void checkResult(const SolverResult &result, const std::string &what,
-                 int64_t budget, int64_t floor) {
-  ASSERT_TRUE(result.simulation.valid)
-      << what << ": " << result.simulation.error << result.message;
-  if (isFit(result))
-    ASSERT_LE(result.simulation.peakBytes, budget) << what;
-  else
-    ASSERT_GT(result.simulation.peakBytes, budget) << what;
-  ASSERT_GE(result.simulation.peakBytes, floor) << what;
-}
 
 TEST(SearchSolver, TrainingGraphsWithStateAndViewsGiveValidSchedules) {
   int feasible = 0;
@@ -62,21 +49,20 @@ TEST(SearchSolver, TrainingGraphsWithStateAndViewsGiveValidSchedules) {
       std::string what = "seed " + std::to_string(seed) + " at " +
                          std::to_string(fraction);
       SolverResult search = solveSearch(problem, options);
-      checkResult(search, "search " + what, options.budgetBytes, floor);
+      checkResult(problem, search, options.budgetBytes, "search " + what);
       if (HasFatalFailure())
         return;
-      feasible += isFit(search);
+      feasible += claimsFit(search);
       // Seeded by another solver's schedule, as auto seeds it.
       SolverResult heuristic = solveHeuristic(problem, options);
       SolverResult seeded =
           solveSearch(problem, options, &heuristic.schedule);
-      checkResult(seeded, "seeded search " + what, options.budgetBytes,
-                  floor);
+      checkResult(problem, seeded, options.budgetBytes, "seeded search " + what);
       if (HasFatalFailure())
         return;
       // Never worse than its seed: fitting when it fits, then no costlier.
-      if (isFit(heuristic)) {
-        ASSERT_TRUE(isFit(seeded)) << what;
+      if (claimsFit(heuristic)) {
+        ASSERT_TRUE(claimsFit(seeded)) << what;
         ASSERT_LE(seeded.simulation.cost, heuristic.simulation.cost) << what;
       }
       // A kept node, like one that may not be recomputed, runs once.
@@ -91,30 +77,11 @@ TEST(SearchSolver, TrainingGraphsWithStateAndViewsGiveValidSchedules) {
   EXPECT_GT(feasible, 200);
 }
 
-/// A random DAG without phases: each node reads up to three earlier nodes.
-RematProblem randomDag(std::mt19937_64 &rng, int nodes) {
-  RematProblem problem;
-  std::uniform_int_distribution<int64_t> bytes(1, 1000), cost(0, 20);
-  problem.argumentBytes = bytes(rng);
-  for (int i = 0; i < nodes; ++i) {
-    std::vector<ValueId> operands;
-    if (i > 0) {
-      std::uniform_int_distribution<int> pick(0, i - 1), count(1, 3);
-      for (int k = count(rng); k > 0; --k)
-        operands.push_back(problem.nodes[pick(rng)].results.front());
-    }
-    problem.addNode("n" + std::to_string(i), double(cost(rng)), {bytes(rng)},
-                    operands);
-  }
-  problem.values.back().isOutput = true;
-  return problem;
-}
-
 TEST(SearchSolver, RandomDagsGiveValidSchedules) {
   std::mt19937_64 rng(7);
   int feasible = 0;
   for (int instance = 0; instance < 600; ++instance) {
-    RematProblem problem = randomDag(rng, 2 + instance % 60);
+    RematProblem problem = makeRandomDag(rng, 2 + instance % 60);
     int64_t peak = simulate(problem, getStartingSchedule(problem)).peakBytes;
     int64_t floor = problem.getPeakLowerBound();
     for (double fraction : {0.0, 0.5}) {
@@ -123,11 +90,11 @@ TEST(SearchSolver, RandomDagsGiveValidSchedules) {
       // Half of them as the pass asks where the packed arena must fit.
       options.fitArena = instance % 2 == 0;
       SolverResult result = solveSearch(problem, options);
-      checkResult(result, "instance " + std::to_string(instance),
-                  options.budgetBytes, floor);
+      checkResult(problem, result, options.budgetBytes,
+                  "instance " + std::to_string(instance));
       if (HasFatalFailure())
         return;
-      feasible += isFit(result);
+      feasible += claimsFit(result);
     }
   }
   EXPECT_GT(feasible, 600);
@@ -171,7 +138,7 @@ TEST(SearchSolver, ReorderingMeetsABudgetTheHeuristicMisses) {
   EXPECT_EQ(search.simulation.cost, problem.getTotalCost());
   options.autoLpBound = false;
   SolverResult best = solveAuto(problem, options);
-  EXPECT_TRUE(isFit(best));
+  EXPECT_TRUE(claimsFit(best));
   EXPECT_EQ(best.simulation.cost, problem.getTotalCost());
 }
 
@@ -183,8 +150,8 @@ TEST(SearchSolver, CheaperThanTheHeuristicWhereItRecomputes) {
   options.budgetBytes = 200;
   SolverResult heuristic = solveHeuristic(problem, options);
   SolverResult search = solveSearch(problem, options);
-  ASSERT_TRUE(isFit(search));
-  ASSERT_TRUE(isFit(heuristic));
+  ASSERT_TRUE(claimsFit(search));
+  ASSERT_TRUE(claimsFit(heuristic));
   EXPECT_LT(search.simulation.cost, heuristic.simulation.cost);
 }
 
@@ -212,13 +179,13 @@ TEST(SearchSolver, RecomputesWhereReorderingIsNotEnough) {
   SolverOptions options;
   options.budgetBytes = peak - 150;
   SolverResult search = solveSearch(problem, options);
-  ASSERT_TRUE(isFit(search)) << search.simulation.peakBytes << " of " << peak;
+  ASSERT_TRUE(claimsFit(search)) << search.simulation.peakBytes << " of " << peak;
   EXPECT_GT(search.simulation.cost, problem.getTotalCost());
 }
 
 TEST(SearchSolver, DeterministicForAWorkLimit) {
   std::mt19937_64 rng(3);
-  RematProblem problem = randomDag(rng, 80);
+  RematProblem problem = makeRandomDag(rng, 80);
   int64_t peak = simulate(problem, getStartingSchedule(problem)).peakBytes;
   SolverOptions options;
   options.budgetBytes = problem.getPeakLowerBound() +
