@@ -155,32 +155,23 @@ static void addStepsBefore(StepReport &report,
 /// measured profile) may differ from the one the solve used, and the ops
 /// before are the ops after less the recomputing ones (addOps).
 static void addSolveOutcome(StepReport &report, FunctionOpInterface function) {
-  auto solve = function->getAttrOfType<DictionaryAttr>(attr::kSolve);
+  auto solve = function->getAttrOfType<SolveRecordAttr>(attr::kSolve);
   ArrayRef<int64_t> givenPositions;
   if (solve) {
-    if (auto budget = solve.getAs<IntegerAttr>("budget_bytes"))
-      report.budgetBytes = budget.getInt();
-    if (auto typed = solve.getAs<StringAttr>("budget_typed"))
-      report.budgetAsTyped = typed.str();
-    if (auto peak = solve.getAs<IntegerAttr>("peak_bytes_before"))
-      report.peakBytesBefore = peak.getInt();
-    if (auto solver = solve.getAs<StringAttr>("solver"))
-      report.solver = solver.str();
-    if (auto status = solve.getAs<StringAttr>("status"))
-      report.status = status.str();
-    if (auto bound = solve.getAs<FloatAttr>("lower_bound_cost"))
+    report.budgetBytes = solve.getBudgetBytes();
+    report.budgetAsTyped = solve.getBudgetTyped().str();
+    report.peakBytesBefore = solve.getPeakBytesBefore();
+    report.solver = solve.getSolver().str();
+    report.status = solve.getStatus().str();
+    if (FloatAttr bound = solve.getLowerBoundCost())
       report.lowerBoundCost = bound.getValueAsDouble();
-    if (auto timedOut = solve.getAs<BoolAttr>("timed_out"))
-      report.timedOut = timedOut.getValue();
-    if (auto fitArena = solve.getAs<BoolAttr>("fit_arena"))
-      report.fitArena = fitArena.getValue();
-    if (auto seconds = solve.getAs<FloatAttr>("solve_seconds"))
+    report.timedOut = solve.getTimedOut().getValue();
+    report.fitArena = solve.getFitArena().getValue();
+    if (FloatAttr seconds = solve.getSolveSeconds())
       report.solveSeconds = seconds.getValueAsDouble();
-    if (auto live = solve.getAs<DenseI64ArrayAttr>("live_bytes_before"))
-      report.liveBytesBefore.assign(live.asArrayRef().begin(),
-                                    live.asArrayRef().end());
-    if (auto positions = solve.getAs<DenseI64ArrayAttr>("given_positions"))
-      givenPositions = positions.asArrayRef();
+    ArrayRef<int64_t> live = solve.getLiveBytesBefore().asArrayRef();
+    report.liveBytesBefore.assign(live.begin(), live.end());
+    givenPositions = solve.getGivenPositions().asArrayRef();
   }
   addStepsBefore(report, givenPositions);
 }

@@ -628,44 +628,25 @@ void mlir::remat::applySchedule(FunctionOpInterface function,
 static void recordOutcome(FunctionOpInterface function, const RematPlan &plan,
                           const RematOptions &options) {
   Builder builder(function.getContext());
-  SmallVector<NamedAttribute> entries = {
-      builder.getNamedAttr("budget_bytes",
-                           builder.getI64IntegerAttr(plan.budgetBytes)),
-      builder.getNamedAttr("peak_bytes_before",
-                           builder.getI64IntegerAttr(plan.peakBytesBefore)),
-      builder.getNamedAttr("compute_cost_before",
-                           builder.getF64FloatAttr(plan.costBefore)),
-      builder.getNamedAttr("solver",
-                           builder.getStringAttr(plan.result.solver)),
-      builder.getNamedAttr(
-          "status", builder.getStringAttr(
-                        stringifySolveStatus(plan.result.status))),
-      builder.getNamedAttr(
-          "live_bytes_before",
-          builder.getDenseI64ArrayAttr(plan.liveBytesBefore)),
-  };
-  // For the report's charts: the budget in the units it was typed in, and
-  // for each op of the rewritten body, the step of its op (for a
-  // recomputation, its original's) in the given order.
-  entries.push_back(builder.getNamedAttr(
-      "budget_typed", builder.getStringAttr(options.budget.str())));
+  // For the report's charts: for each op of the rewritten body, the step of
+  // its op (for a recomputation, its original's) in the given order.
   SmallVector<int64_t> givenPositions(plan.result.schedule.steps.begin(),
                                       plan.result.schedule.steps.end());
-  entries.push_back(builder.getNamedAttr(
-      "given_positions", builder.getDenseI64ArrayAttr(givenPositions)));
-  // A time limit that cut the solve short makes the result run-dependent.
-  entries.push_back(builder.getNamedAttr(
-      "timed_out", builder.getBoolAttr(plan.result.timedOut)));
-  // What the budget limits: arguments + arena, or the peak alone.
-  entries.push_back(
-      builder.getNamedAttr("fit_arena", builder.getBoolAttr(options.fitArena)));
+  FloatAttr lowerBound, solveSeconds;
   if (plan.result.lowerBoundCost)
-    entries.push_back(builder.getNamedAttr(
-        "lower_bound_cost", builder.getF64FloatAttr(*plan.result.lowerBoundCost)));
+    lowerBound = builder.getF64FloatAttr(*plan.result.lowerBoundCost);
   if (options.recordSolveTime)
-    entries.push_back(builder.getNamedAttr(
-        "solve_seconds", builder.getF64FloatAttr(plan.solveSeconds)));
-  function->setAttr(attr::kSolve, builder.getDictionaryAttr(entries));
+    solveSeconds = builder.getF64FloatAttr(plan.solveSeconds);
+  function->setAttr(
+      attr::kSolve,
+      SolveRecordAttr::get(
+          function.getContext(), plan.budgetBytes, options.budget.str(),
+          plan.peakBytesBefore, builder.getF64FloatAttr(plan.costBefore),
+          plan.result.solver, stringifySolveStatus(plan.result.status),
+          builder.getDenseI64ArrayAttr(plan.liveBytesBefore),
+          builder.getDenseI64ArrayAttr(givenPositions),
+          builder.getBoolAttr(plan.result.timedOut),
+          builder.getBoolAttr(options.fitArena), lowerBound, solveSeconds));
 }
 
 /// The smallest peak the solve reached, for the unmet-budget diagnostic:

@@ -97,13 +97,9 @@ struct RematReportPass
   /// The solve time was recorded for this report only: dropping it keeps
   /// the IR the pipeline prints the same from run to run.
   static void dropSolveTime(FunctionOpInterface function) {
-    auto solve = function->getAttrOfType<DictionaryAttr>("remat.solve");
-    if (!solve || !solve.get("solve_seconds"))
-      return;
-    NamedAttrList entries(solve);
-    entries.erase("solve_seconds");
-    function->setAttr("remat.solve",
-                      entries.getDictionary(function.getContext()));
+    auto solve = function->getAttrOfType<SolveRecordAttr>(attr::kSolve);
+    if (solve && solve.getSolveSeconds())
+      function->setAttr(attr::kSolve, solve.withoutSolveTime());
   }
 
   FailureOr<CostModel> makeCostModel(ModuleOp module) {

@@ -28,7 +28,7 @@
 // Without fit-arena the budget limits the peak, and a percentage is of the
 // peak as given.
 // RUN: remat-opt %s --budget=100% --fit-arena=false | FileCheck %s --check-prefix=PEAK
-// PEAK: budget_bytes = 20 : i64
+// PEAK: budget_bytes = 20,
 // PEAK-SAME: solver = "none", status = "optimal"
 
 // The checkpointing policies run as asked (they recompute by design, not by

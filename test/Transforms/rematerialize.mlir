@@ -22,8 +22,8 @@
 // Within the budget as given: nothing recomputed, the order unchanged; auto
 // reports it optimal (every op computed once: no schedule costs less).
 // FITS-NOT: remat.recompute_of
-// FITS: remat.solve = {budget_bytes = {{[0-9]+}} : i64, {{.*}}solver = "{{none|auto}}"{{.*}}status = "{{feasible|optimal}}"
-// AUTOFITS: lower_bound_cost = {{.*}}solver = "none", status = "optimal"
+// FITS: remat.solve = #remat.solve<budget_bytes = {{[0-9]+}}, {{.*}}solver = "{{none|auto}}"{{.*}}status = "{{feasible|optimal}}"
+// AUTOFITS: solver = "none", status = "optimal"{{.*}}lower_bound_cost =
 
 // H24-COUNT-1: remat.recompute_of = "a"
 // H24-NOT: remat.recompute_of

@@ -9,6 +9,7 @@
 #define REMAT_TRANSFORMS_PASSES_H
 
 #include "remat/Dialect/NN/IR/NNDialect.h"
+#include "remat/Dialect/Remat/IR/RematDialect.h"
 #include "remat/Transforms/RematOptions.h"
 
 #include "mlir/IR/BuiltinOps.h"

@@ -128,6 +128,8 @@ def RematRematerializePass : Pass<"remat-rematerialize", "::mlir::ModuleOp"> {
   let statistics = [
     Statistic<"recomputedOps", "recomputed-ops", "Recomputations inserted">,
   ];
+  // It records what it did as a #remat.solve attribute.
+  let dependentDialects = ["::mlir::remat::RematDialect"];
 }
 
 def RematPlanMemoryPass : Pass<"remat-plan-memory", "::mlir::ModuleOp"> {

@@ -83,7 +83,9 @@ void applySchedule(FunctionOpInterface function,
 
 /// Plans, reports an unmet budget (an error when strict, else a warning),
 /// applies the schedule, checks that the rewritten function's peak is the
-/// predicted one, and records the outcome as `remat.solve` on the function.
+/// predicted one, and records the outcome as `remat.solve` on the function
+/// (a #remat.solve record: the remat dialect must be loaded, as the
+/// remat-rematerialize pass declares it).
 LogicalResult rematerializeFunction(FunctionOpInterface function,
                                     const CostModel &costModel,
                                     const RematOptions &options);

@@ -160,3 +160,32 @@ func.func @micro_origin_number(%x: tensor<4xf32>) -> tensor<4xf32> {
   %0 = nn.relu %x {remat.name = "micro1.a", remat.micro_step = 1 : i64, remat.micro_origin = 1 : i64} : tensor<4xf32>
   return %0 : tensor<4xf32>
 }
+
+// -----
+
+// The solve record is typed: a dictionary is not one.
+// expected-error @+1 {{'remat.solve' must be a #remat.solve record}}
+func.func @solve_dictionary(%x: tensor<4xf32>) -> tensor<4xf32> attributes {remat.solve = {budget_bytes = 16 : i64}} {
+  return %x : tensor<4xf32>
+}
+
+// -----
+
+// expected-error @+1 {{'remat.solve' byte counts must be non-negative}}
+func.func @solve_negative_budget(%x: tensor<4xf32>) -> tensor<4xf32> attributes {remat.solve = #remat.solve<budget_bytes = -1, budget_typed = "-1", peak_bytes_before = 16, compute_cost_before = 1.0 : f64, solver = "none", status = "infeasible", live_bytes_before = [16], given_positions = [], timed_out = false, fit_arena = true>} {
+  return %x : tensor<4xf32>
+}
+
+// -----
+
+// expected-error @+1 {{'remat.solve' must name its solver and status}}
+func.func @solve_no_solver(%x: tensor<4xf32>) -> tensor<4xf32> attributes {remat.solve = #remat.solve<budget_bytes = 16, budget_typed = "16", peak_bytes_before = 16, compute_cost_before = 1.0 : f64, solver = "", status = "feasible", live_bytes_before = [16], given_positions = [], timed_out = false, fit_arena = true>} {
+  return %x : tensor<4xf32>
+}
+
+// -----
+
+// expected-error @+1 {{struct is missing required parameter: given_positions}}
+func.func @solve_missing_field(%x: tensor<4xf32>) -> tensor<4xf32> attributes {remat.solve = #remat.solve<budget_bytes = 16, budget_typed = "16", peak_bytes_before = 16, compute_cost_before = 1.0 : f64, solver = "none", status = "feasible", live_bytes_before = [16], timed_out = false, fit_arena = true>} {
+  return %x : tensor<4xf32>
+}

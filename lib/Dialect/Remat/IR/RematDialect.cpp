@@ -10,11 +10,13 @@
 #include "remat/Dialect/Remat/IR/RematDialect.h"
 
 #include "mlir/IR/Builders.h"
+#include "mlir/IR/DialectImplementation.h"
 #include "mlir/IR/BuiltinAttributes.h"
 #include "mlir/IR/BuiltinTypes.h"
 #include "mlir/IR/OpImplementation.h"
 #include "mlir/Interfaces/ViewLikeInterface.h"
 #include "llvm/ADT/StringSwitch.h"
+#include "llvm/ADT/TypeSwitch.h"
 
 using namespace mlir;
 using namespace mlir::remat;
@@ -24,11 +26,54 @@ using namespace mlir::remat;
 #define GET_OP_CLASSES
 #include "remat/Dialect/Remat/IR/RematOps.cpp.inc"
 
+#define GET_ATTRDEF_CLASSES
+#include "remat/Dialect/Remat/IR/RematAttrs.cpp.inc"
+
 void RematDialect::initialize() {
   addOperations<
 #define GET_OP_LIST
 #include "remat/Dialect/Remat/IR/RematOps.cpp.inc"
       >();
+  addAttributes<
+#define GET_ATTRDEF_LIST
+#include "remat/Dialect/Remat/IR/RematAttrs.cpp.inc"
+      >();
+}
+
+//===----------------------------------------------------------------------===//
+// SolveRecordAttr
+//===----------------------------------------------------------------------===//
+
+LogicalResult
+SolveRecordAttr::verify(function_ref<InFlightDiagnostic()> emitError,
+                        int64_t budgetBytes, StringRef budgetTyped,
+                        int64_t peakBytesBefore, FloatAttr computeCostBefore,
+                        StringRef solver, StringRef status,
+                        DenseI64ArrayAttr liveBytesBefore,
+                        DenseI64ArrayAttr givenPositions, BoolAttr timedOut,
+                        BoolAttr fitArena, FloatAttr lowerBoundCost,
+                        FloatAttr solveSeconds) {
+  auto negative = [](int64_t value) { return value < 0; };
+  if (budgetBytes < 0 || peakBytesBefore < 0 ||
+      llvm::any_of(liveBytesBefore.asArrayRef(), negative))
+    return emitError() << "'remat.solve' byte counts must be non-negative";
+  if (llvm::any_of(givenPositions.asArrayRef(), negative))
+    return emitError() << "'remat.solve' positions must be non-negative";
+  if (solver.empty() || status.empty())
+    return emitError() << "'remat.solve' must name its solver and status";
+  for (FloatAttr value : {computeCostBefore, lowerBoundCost, solveSeconds})
+    if (value && !(value.getValueAsDouble() >= 0.0))
+      return emitError() << "'remat.solve' costs and times must be "
+                            "non-negative";
+  return success();
+}
+
+SolveRecordAttr SolveRecordAttr::withoutSolveTime() const {
+  return SolveRecordAttr::get(
+      getContext(), getBudgetBytes(), getBudgetTyped(), getPeakBytesBefore(),
+      getComputeCostBefore(), getSolver(), getStatus(), getLiveBytesBefore(),
+      getGivenPositions(), getTimedOut(), getFitArena(), getLowerBoundCost(),
+      /*solveSeconds=*/nullptr);
 }
 
 //===----------------------------------------------------------------------===//
@@ -326,8 +371,8 @@ LogicalResult verifyRematAttribute(NamedAttribute attribute, Site site,
   if (name == attr::kSolve) {
     if (failed(allowedAt({Site::Op})))
       return failure();
-    if (!isa<DictionaryAttr>(attribute.getValue()))
-      return emitError() << "'" << name << "' must be a dictionary";
+    if (!isa<SolveRecordAttr>(attribute.getValue()))
+      return emitError() << "'" << name << "' must be a #remat.solve record";
     return success();
   }
   if (name == attr::kUpdates) {

@@ -34,11 +34,12 @@ def Remat_Dialect : Dialect {
     | `remat.offsets` | ops | the arena offset of each result (memory planner) |
     | `remat.workspace_offset` | ops | the arena offset of the op's workspace |
     | `remat.arena_bytes` | functions | the size of the planned arena |
-    | `remat.solve` | functions | what rematerialization did: budget, solver, status, the peak and cost before (a dictionary, read by the report) |
+    | `remat.solve` | functions | what rematerialization did: budget, solver, status, the peak and cost before (`#remat.solve`, read by the report) |
 
     A value is named `<op name>` for a single result or `<op name>#k` for
     result k; an argument by its `remat.name`.
   }];
+  let useDefaultAttributePrinterParser = 1;
   let hasOperationAttrVerify = 1;
   let hasRegionArgAttrVerify = 1;
   let hasRegionResultAttrVerify = 1;

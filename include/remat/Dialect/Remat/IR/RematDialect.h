@@ -20,6 +20,9 @@
 
 #include "remat/Dialect/Remat/IR/RematOpsDialect.h.inc"
 
+#define GET_ATTRDEF_CLASSES
+#include "remat/Dialect/Remat/IR/RematAttrs.h.inc"
+
 #define GET_OP_CLASSES
 #include "remat/Dialect/Remat/IR/RematOps.h.inc"
 

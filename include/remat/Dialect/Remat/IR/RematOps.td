@@ -8,6 +8,7 @@
 #define REMAT_DIALECT_REMAT_IR_REMATOPS
 
 include "remat/Dialect/Remat/IR/RematBase.td"
+include "remat/Dialect/Remat/IR/RematAttrs.td"
 include "remat/Interfaces/CostOpInterface.td"
 include "mlir/Interfaces/SideEffectInterfaces.td"
 
