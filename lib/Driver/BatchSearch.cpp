@@ -42,11 +42,9 @@ static LogicalResult markFunction(func::FuncOp function,
   for (const std::string &name : checkpoints)
     wanted.insert(name);
   llvm::StringSet<> found;
-  Builder b(function.getContext());
   for (Operation &op : function.getBody().front()) {
-    auto phase = op.getAttrOfType<StringAttr>(attr::kPhase);
     auto name = op.getAttrOfType<StringAttr>(attr::kName);
-    if (!phase || phase.getValue() != "forward" || !name)
+    if (getPhase(&op) != Phase::Forward || !name)
       continue;
     bool keep = wanted.contains(name.getValue());
     if (keep)
@@ -54,7 +52,7 @@ static LogicalResult markFunction(func::FuncOp function,
     llvm::StringRef original = getMicroStepOrigin(&op);
     if (!keep && !original.empty() && wanted.contains(original))
       keep = true;
-    op.setAttr(attr::kPolicy, b.getStringAttr(keep ? "keep" : "recompute"));
+    setPolicy(&op, keep ? OpPolicy::Keep : OpPolicy::Recompute);
   }
   for (const std::string &name : checkpoints)
     if (!found.contains(name))

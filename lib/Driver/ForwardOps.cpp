@@ -42,9 +42,8 @@ mlir::remat::listForwardOps(ModuleOp step, ArrayRef<ImportedOpOrigin> origins) {
   // The last op (not auxiliary) under each module path.
   std::map<std::string, size_t> lastOp;
   for (Operation &op : function.getFunctionBody().front()) {
-    auto phase = op.getAttrOfType<StringAttr>(attr::kPhase);
     auto name = op.getAttrOfType<StringAttr>(attr::kName);
-    if (!phase || phase.getValue() != "forward" || !name)
+    if (getPhase(&op) != Phase::Forward || !name)
       continue;
     ForwardOp record;
     record.op = &op;

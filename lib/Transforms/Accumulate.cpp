@@ -25,15 +25,13 @@ using namespace mlir;
 using namespace mlir::remat;
 
 static bool isSliced(func::FuncOp function, unsigned index) {
-  llvm::StringRef role = getArgumentRole(function, index);
-  return role == "input" || role == "label";
+  std::optional<ArgumentRole> role = getArgumentRole(function, index);
+  return role == ArgumentRole::Input || role == ArgumentRole::Label;
 }
 
-static void setName(Operation *op, const std::string &name,
-                    llvm::StringRef phase) {
-  Builder b(op->getContext());
-  op->setAttr(attr::kName, b.getStringAttr(name));
-  op->setAttr(attr::kPhase, b.getStringAttr(phase));
+static void setName(Operation *op, const std::string &name, Phase phase) {
+  op->setAttr(attr::kName, StringAttr::get(op->getContext(), name));
+  setPhase(op, phase);
 }
 
 /// The prefix of micro-step `index`'s op and argument names: none for the
@@ -52,7 +50,9 @@ static LogicalResult checkSlicedArguments(func::FuncOp micro, int64_t steps) {
   for (BlockArgument argument : micro.getArguments()) {
     // Without a role, whether an argument holds the micro-batch's rows
     // (sliced) or is the same for every micro-step (kept whole) is unknown.
-    if (getArgumentRole(micro, argument.getArgNumber()).empty())
+    std::optional<ArgumentRole> role =
+        getArgumentRole(micro, argument.getArgNumber());
+    if (!role)
       return emitFunctionError(micro)
              << "accumulation-steps=" << steps << ": argument '"
              << getValueName(argument)
@@ -67,8 +67,7 @@ static LogicalResult checkSlicedArguments(func::FuncOp micro, int64_t steps) {
       return emitFunctionError(micro)
              << "accumulation-steps=" << steps << ": argument '"
              << getValueName(argument) << "' of role '"
-             << getArgumentRole(micro, argument.getArgNumber())
-             << "' has type " << argument.getType()
+             << stringifyArgumentRole(*role) << "' has type " << argument.getType()
              << "; slicing it into micro-batches needs a static tensor with "
                 "a batch dimension";
     int64_t stepRows = 0;
@@ -77,7 +76,7 @@ static LogicalResult checkSlicedArguments(func::FuncOp micro, int64_t steps) {
              << "accumulation-steps=" << steps << ": argument '"
              << getValueName(argument) << "' would have " << steps << " x "
              << type.getDimSize(0) << " rows, more than an int64_t holds";
-    if (getArgumentRole(micro, argument.getArgNumber()) != "input")
+    if (*role != ArgumentRole::Input)
       continue;
     if (!firstInput) {
       firstInput = argument;
@@ -121,7 +120,7 @@ private:
   SmallVector<Value> cloneMicroStep(int64_t index, IRMapping &mapping);
   void accumulate(int64_t index, ArrayRef<Value> results);
   Value addAfter(Value sum, Value next, const std::string &name,
-                 llvm::StringRef phase);
+                 Phase phase);
 
   func::FuncOp function, micro;
   const GradientStep &microStep;
@@ -155,7 +154,7 @@ void AccumulatedStepBuilder::setUpArguments() {
   Builder b(function.getContext());
   for (int64_t index = 1; index < steps; ++index)
     for (unsigned arg = 0; arg < micro.getNumArguments(); ++arg) {
-      if (getArgumentRole(micro, arg) != "seed")
+      if (getArgumentRole(micro, arg) != ArgumentRole::Seed)
         continue;
       NamedAttrList attrs(micro.getArgAttrDict(arg));
       attrs.set(attr::kName,
@@ -192,7 +191,7 @@ IRMapping AccumulatedStepBuilder::mapArguments(int64_t index,
       auto slice = nn::SliceOp::create(builder, argument.getLoc(), type, value,
                                        0, index * rows, (index + 1) * rows, 1);
       setName(slice, getPrefix(index) + getValueName(argument) + ".slice",
-              "forward");
+              Phase::Forward);
       value = slice;
     } else if (Value seed = seeds.lookup({index, arg})) {
       value = seed;
@@ -231,7 +230,7 @@ SmallVector<Value> AccumulatedStepBuilder::cloneMicroStep(int64_t index,
 /// that the micro-step's gradient is freed as soon as it is complete.
 Value AccumulatedStepBuilder::addAfter(Value sum, Value next,
                                        const std::string &name,
-                                       llvm::StringRef phase) {
+                                       Phase phase) {
   OpBuilder::InsertionGuard guard(builder);
   builder.setInsertionPointAfterValue(next);
   auto add = nn::AddOp::create(builder, next.getLoc(), next.getType(), sum,
@@ -254,7 +253,8 @@ void AccumulatedStepBuilder::accumulate(int64_t index,
     return;
   }
   std::string prefix = getPrefix(index);
-  sums[0] = addAfter(sums[0], results.front(), prefix + "loss.sum", "forward");
+  sums[0] = addAfter(sums[0], results.front(), prefix + "loss.sum",
+                     Phase::Forward);
   for (size_t w = 0; w < weights; ++w) {
     if (!microStep.hasGradient[w]) {
       gradients[w].getDefiningOp()->erase();
@@ -262,7 +262,7 @@ void AccumulatedStepBuilder::accumulate(int64_t index,
     }
     std::string name = getValueName(microStep.weights[w]);
     sums[w + 1] = addAfter(sums[w + 1], gradients[w],
-                           prefix + name + ".grad_accumulate", "backward");
+                           prefix + name + ".grad_accumulate", Phase::Backward);
   }
 }
 

@@ -42,9 +42,6 @@ LogicalResult finishStep(func::FuncOp function, GradientStep &step,
 LogicalResult buildAccumulatedStep(func::FuncOp function,
                                    const AutodiffOptions &options);
 
-/// The role of argument `index` of `function` ("" when it has none).
-llvm::StringRef getArgumentRole(func::FuncOp function, unsigned index);
-
 } // namespace mlir::remat
 
 #endif // REMAT_LIB_TRANSFORMS_ACCUMULATE_H

@@ -33,21 +33,9 @@ namespace mlir::remat {
 #include "remat/Transforms/Passes.h.inc"
 } // namespace mlir::remat
 
-static void setName(Operation *op, llvm::StringRef name, llvm::StringRef phase) {
-  Builder b(op->getContext());
-  op->setAttr(attr::kName, b.getStringAttr(name));
-  op->setAttr(attr::kPhase, b.getStringAttr(phase));
-}
-
-llvm::StringRef mlir::remat::getArgumentRole(func::FuncOp function,
-                                             unsigned index) {
-  if (auto role = function.getArgAttrOfType<StringAttr>(index, attr::kRole))
-    return role.getValue();
-  return "";
-}
-
-static llvm::StringRef getRole(func::FuncOp function, unsigned index) {
-  return getArgumentRole(function, index);
+static void setName(Operation *op, llvm::StringRef name, Phase phase) {
+  op->setAttr(attr::kName, StringAttr::get(op->getContext(), name));
+  setPhase(op, phase);
 }
 
 static bool isFloatTensor(Type type, int64_t rank) {
@@ -65,7 +53,7 @@ static bool isFloatTensor(Type type, int64_t rank) {
 static FailureOr<Value> getLabels(func::FuncOp function, Value logits) {
   Value labels;
   for (BlockArgument argument : function.getArguments()) {
-    if (getRole(function, argument.getArgNumber()) != "label")
+    if (getArgumentRole(function, argument.getArgNumber()) != ArgumentRole::Label)
       continue;
     if (labels)
       return emitFunctionError(function)
@@ -78,12 +66,11 @@ static FailureOr<Value> getLabels(func::FuncOp function, Value logits) {
   Builder b(function.getContext());
   int64_t batch = cast<RankedTensorType>(logits.getType()).getDimSize(0);
   auto type = RankedTensorType::get({batch}, b.getI64Type());
-  NamedAttrList attrs;
-  attrs.append(attr::kName, b.getStringAttr("labels"));
-  attrs.append(attr::kRole, b.getStringAttr("label"));
   unsigned index = function.getNumArguments();
   if (failed(function.insertArgument(index, type,
-                                     attrs.getDictionary(b.getContext()),
+                                     getArgumentAttributes(b.getContext(),
+                                                           "labels",
+                                                           ArgumentRole::Label),
                                      function.getLoc())))
     return failure();
   return Value(function.getArgument(index));
@@ -117,7 +104,7 @@ static FailureOr<Value> buildLoss(func::FuncOp function, func::ReturnOp ret,
   auto elementType = cast<RankedTensorType>(first.getType()).getElementType();
   auto crossEntropy = nn::CrossEntropyOp::create(
       b, ret.getLoc(), RankedTensorType::get({}, elementType), first, *labels);
-  setName(crossEntropy, "loss", "forward");
+  setName(crossEntropy, "loss", Phase::Forward);
   return crossEntropy.getResult();
 }
 
@@ -185,7 +172,7 @@ void BackwardBuilder::accumulate(Value value, Value gradient) {
   }
   auto sum = nn::AddOp::create(builder, gradient.getLoc(), gradient.getType(),
                                slot, gradient);
-  setName(sum, getValueName(value) + ".grad_sum", "backward");
+  setName(sum, getValueName(value) + ".grad_sum", Phase::Backward);
   slot = sum;
 }
 
@@ -227,7 +214,7 @@ LogicalResult BackwardBuilder::run(Value loss, ArrayRef<BlockArgument> weights) 
 
   auto seed = nn::FullOp::create(builder, loss.getLoc(), loss.getType(),
                                  builder.getF64FloatAttr(1.0));
-  setName(seed, getValueName(loss) + ".grad_seed", "backward");
+  setName(seed, getValueName(loss) + ".grad_seed", Phase::Backward);
   gradients[loss] = seed;
   for (Operation *op : llvm::reverse(ops))
     if (failed(differentiate(op)))
@@ -241,9 +228,9 @@ LogicalResult BackwardBuilder::run(Value loss, ArrayRef<BlockArgument> weights) 
 
 static LogicalResult checkForward(func::FuncOp function) {
   for (Operation &op : function.getBody().front()) {
-    auto phase = op.getAttrOfType<StringAttr>(attr::kPhase);
-    if (phase && phase.getValue() != "forward")
-      return emitOpError(&op) << "is already in the '" << phase.getValue()
+    std::optional<Phase> phase = getPhase(&op);
+    if (phase && *phase != Phase::Forward)
+      return emitOpError(&op) << "is already in the '" << stringifyPhase(*phase)
                             << "' phase; remat-autodiff takes a forward "
                                "function";
   }
@@ -253,7 +240,7 @@ static LogicalResult checkForward(func::FuncOp function) {
 static FailureOr<SmallVector<BlockArgument>> getWeights(func::FuncOp function) {
   SmallVector<BlockArgument> weights;
   for (BlockArgument argument : function.getArguments()) {
-    if (getRole(function, argument.getArgNumber()) != "weight")
+    if (getArgumentRole(function, argument.getArgNumber()) != ArgumentRole::Weight)
       continue;
     if (!isa<FloatType>(getElementTypeOrSelf(argument.getType())))
       return emitFunctionError(function)
@@ -359,7 +346,7 @@ static void collectWeightGradients(const BackwardBuilder &backward,
     if (!gradient) {
       auto zero = nn::FullOp::create(builder, weight.getLoc(), weight.getType(),
                                      builder.getF64FloatAttr(0.0));
-      setName(zero, getValueName(weight) + ".grad_zero", "backward");
+      setName(zero, getValueName(weight) + ".grad_zero", Phase::Backward);
       gradient = zero;
     }
     step.gradients.push_back(gradient);
@@ -386,7 +373,7 @@ mlir::remat::buildGradients(func::FuncOp function,
     auto divide = nn::DivScalarOp::create(
         b, step.ret.getLoc(), loss->getType(), *loss,
         b.getF64FloatAttr(double(lossDivisor)));
-    setName(divide, "loss.scaled", "forward");
+    setName(divide, "loss.scaled", Phase::Forward);
     scaled = divide;
   }
 

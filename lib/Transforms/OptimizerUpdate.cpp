@@ -32,21 +32,18 @@ void StepResults::replaceReturn(func::FuncOp function, func::ReturnOp ret) {
 
 /// Appends an argument named `name` with `role`.
 static Value addArgument(func::FuncOp function, Type type,
-                         const std::string &name, llvm::StringRef role) {
-  Builder b(function.getContext());
-  NamedAttrList attrs;
-  attrs.append(attr::kName, b.getStringAttr(name));
-  attrs.append(attr::kRole, b.getStringAttr(role));
+                         const std::string &name, ArgumentRole role) {
   unsigned index = function.getNumArguments();
-  (void)function.insertArgument(index, type, attrs.getDictionary(b.getContext()),
-                                function.getLoc());
+  (void)function.insertArgument(
+      index, type, getArgumentAttributes(function.getContext(), name, role),
+      function.getLoc());
   return function.getArgument(index);
 }
 
 static void tagUpdate(Operation *op, const std::string &name) {
   Builder b(op->getContext());
   op->setAttr(attr::kName, b.getStringAttr(name));
-  op->setAttr(attr::kPhase, b.getStringAttr("update"));
+  setPhase(op, Phase::Update);
 }
 
 static void appendSgd(func::FuncOp function, OpBuilder &b,
@@ -62,7 +59,7 @@ static void appendSgd(func::FuncOp function, OpBuilder &b,
     SmallVector<Type> types{weight.getType()};
     if (withMomentum) {
       buffer = addArgument(function, weight.getType(),
-                           name + ".momentum_buffer", "opt_state");
+                           name + ".momentum_buffer", ArgumentRole::OptState);
       types.push_back(weight.getType());
     }
     auto sgd = nn::SgdOp::create(
@@ -87,7 +84,7 @@ static void appendAdam(func::FuncOp function, OpBuilder &b,
                        Operation *&stepIncrement) {
   double lr = options.lr != 0.0 ? options.lr : 1e-3;
   Value step = addArgument(function, RankedTensorType::get({}, b.getF32Type()),
-                           "step", "step");
+                           "step", ArgumentRole::Step);
   // The step argument counts the steps taken; this one is step + 1.
   auto increment = nn::AddScalarOp::create(b, function.getLoc(), step,
                                            b.getF64FloatAttr(1.0));
@@ -96,9 +93,10 @@ static void appendAdam(func::FuncOp function, OpBuilder &b,
   for (auto [weight, gradient] : llvm::zip(weights, gradients)) {
     std::string name = getValueName(weight);
     Value expAvg =
-        addArgument(function, weight.getType(), name + ".exp_avg", "opt_state");
+        addArgument(function, weight.getType(), name + ".exp_avg",
+                    ArgumentRole::OptState);
     Value expAvgSq = addArgument(function, weight.getType(),
-                                 name + ".exp_avg_sq", "opt_state");
+                                 name + ".exp_avg_sq", ArgumentRole::OptState);
     auto adam = nn::AdamOp::create(
         b, weight.getLoc(), weight, gradient, expAvg, expAvgSq, increment,
         b.getF64FloatAttr(lr), b.getF64FloatAttr(options.beta1),

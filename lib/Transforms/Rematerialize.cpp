@@ -44,10 +44,10 @@ static NodePhase toNodePhase(Operation *op) {
 }
 
 static NodePolicy toNodePolicy(Operation *op) {
-  auto policy = op->getAttrOfType<StringAttr>(attr::kPolicy);
+  std::optional<OpPolicy> policy = getPolicy(op);
   if (!policy)
     return NodePolicy::None;
-  return policy.getValue() == "keep" ? NodePolicy::Keep : NodePolicy::Recompute;
+  return *policy == OpPolicy::Keep ? NodePolicy::Keep : NodePolicy::Recompute;
 }
 
 /// The argument whose old value reading `value` reads: `value` itself or

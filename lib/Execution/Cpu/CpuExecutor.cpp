@@ -150,7 +150,7 @@ NpyArray toNpy(const at::Tensor &tensor) {
 
 /// Fills an argument from the generator, by its role (docs/execution.md).
 at::Tensor generateArgument(BlockArgument argument, StringRef name,
-                            StringRef role, const CpuRunOptions &options) {
+                            ArgumentRole role, const CpuRunOptions &options) {
   auto type = cast<RankedTensorType>(argument.getType());
   at::ScalarType scalar = *getScalarType(type.getElementType());
   std::vector<int64_t> shape(type.getShape().begin(), type.getShape().end());
@@ -158,9 +158,9 @@ at::Tensor generateArgument(BlockArgument argument, StringRef name,
   double *data = values.data_ptr<double>();
   uint64_t key = getStreamKey(options.seed, name);
   int64_t count = values.numel();
-  if (role == "opt_state" || role == "step")
+  if (role == ArgumentRole::OptState || role == ArgumentRole::Step)
     return at::zeros(shape, scalar);
-  if (role == "seed")
+  if (role == ArgumentRole::Seed)
     return at::full(shape, int64_t(getRandomBits(key, 0) >> 1), scalar);
   if (!type.getElementType().isIntOrFloat() ||
       type.getElementType().isInteger()) {
@@ -170,13 +170,13 @@ at::Tensor generateArgument(BlockArgument argument, StringRef name,
       data[i] = std::floor(getUniform(key, i) * double(bound));
     return values.to(scalar);
   }
-  if (role == "weight") {
+  if (role == ArgumentRole::Weight) {
     int64_t fanIn = shape.size() >= 2 ? count / std::max<int64_t>(shape[0], 1)
                                       : std::max<int64_t>(count, 1);
     double bound = 1.0 / std::sqrt(double(fanIn));
     for (int64_t i = 0; i < count; ++i)
       data[i] = (2.0 * getUniform(key, i) - 1.0) * bound;
-  } else if (role == "buffer") {
+  } else if (role == ArgumentRole::Buffer) {
     for (int64_t i = 0; i < count; ++i)
       data[i] = 0.5 + getUniform(key, i);
   } else {
@@ -194,15 +194,15 @@ struct LoadedArgument {
 };
 
 /// Whether arguments of `role` may take one batch per step.
-static bool takesBatchPerStep(StringRef role) {
-  return role == "input" || role == "label";
+static bool takesBatchPerStep(ArgumentRole role) {
+  return role == ArgumentRole::Input || role == ArgumentRole::Label;
 }
 
 /// Reads `path` as the argument's value; checks its shape and type. A file
 /// of shape [M, <argument shape>...] holds one value per step for an input
 /// or label (M must be at least `steps`).
 FailureOr<LoadedArgument> readArgument(BlockArgument argument, StringRef name,
-                                       StringRef role, StringRef path,
+                                       ArgumentRole role, StringRef path,
                                        int64_t steps, Location loc) {
   std::string error;
   std::optional<NpyArray> array = readNpy(path, error);
@@ -220,7 +220,7 @@ FailureOr<LoadedArgument> readArgument(BlockArgument argument, StringRef name,
                           << "' holds " << array->shape[0] << " values of "
                           << type << ", one per step, but only input and "
                           << "label arguments take one per step (this one "
-                          << "is a " << role << ")";
+                          << "is a " << stringifyArgumentRole(role) << ")";
   if (oneRowPerStep && array->shape[0] < steps)
     return emitError(loc) << "argument '" << name << "': '" << path
                           << "' holds " << array->shape[0] << " batches of "
@@ -252,15 +252,15 @@ loadArguments(FunctionOpInterface function, const CpuRunOptions &options) {
   std::vector<LoadedArgument> arguments;
   for (BlockArgument argument : function.getArguments()) {
     std::string name = getValueName(argument);
-    auto roleAttr = function.getArgAttrOfType<StringAttr>(
-        argument.getArgNumber(), attr::kRole);
-    StringRef role = roleAttr ? roleAttr.getValue() : "input";
+    ArgumentRole role = getArgumentRole(function, argument.getArgNumber())
+                            .value_or(ArgumentRole::Input);
     if (!getScalarType(
             cast<RankedTensorType>(argument.getType()).getElementType()))
       return emitError(argument.getLoc())
              << "argument '" << name << "' has an element type remat-run "
              << "cannot hold";
-    bool fromWeights = weights && (role == "weight" || role == "buffer");
+    bool fromWeights = weights && (role == ArgumentRole::Weight ||
+                                   role == ArgumentRole::Buffer);
     StringRef notFileName = whyNotPlainFileName(name);
     if ((fromWeights || !options.inputsDir.empty()) && !notFileName.empty())
       return emitError(argument.getLoc())

@@ -269,10 +269,10 @@ static void writeTables(func::FuncOp function, const StepWriter &writer,
                         raw_ostream &os) {
   os << "static const remat_rt::ArgumentInfo kArguments[] = {\n";
   for (BlockArgument argument : function.getArguments()) {
-    auto role = function.getArgAttrOfType<StringAttr>(argument.getArgNumber(),
-                                                      attr::kRole);
+    ArgumentRole role = getArgumentRole(function, argument.getArgNumber())
+                            .value_or(ArgumentRole::Input);
     os << "  {" << quote(getValueName(argument)) << ", "
-       << quote(role ? role.getValue() : "input") << ", "
+       << quote(stringifyArgumentRole(role)) << ", "
        << elementTypeOf(argument) << ", " << shapeOf(argument) << ", "
        << nn::getIndexBound(argument) << "},\n";
   }

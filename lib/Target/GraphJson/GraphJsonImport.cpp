@@ -395,8 +395,7 @@ OwningOpRef<ModuleOp> emitGraph(const Graph &graph, StringRef functionName,
     auto op = GraphNodeOp::create(builder, loc, typeOf(node), operands,
                                   builder.getF64FloatAttr(node.cost));
     op->setAttr(attr::kName, builder.getStringAttr(names[index]));
-    op->setAttr(attr::kPhase,
-                builder.getStringAttr(node.backward ? "backward" : "forward"));
+    setPhase(op, node.backward ? Phase::Backward : Phase::Forward);
     valueOf[index] = op.getOutput();
     if (!hasSuccessor[index])
       results.push_back(op.getOutput());

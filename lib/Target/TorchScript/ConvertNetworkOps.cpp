@@ -370,7 +370,7 @@ Value NodeConverter::addSeedArgument(Node *node, llvm::StringRef kind) {
   if (randomOpCount++ > 0)
     name += "." + std::to_string(randomOpCount);
   return addArgument(RankedTensorType::get({}, builder.getI64Type()), name,
-                     "seed");
+                     ArgumentRole::Seed);
 }
 
 LogicalResult NodeConverter::convertBernoulli(Node *node) {

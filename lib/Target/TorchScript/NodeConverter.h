@@ -12,6 +12,8 @@
 
 #include "TorchGraph.h"
 
+#include "remat/Dialect/Remat/IR/RematDialect.h"
+
 #include "mlir/IR/Builders.h"
 #include "llvm/ADT/DenseMap.h"
 #include "llvm/ADT/MapVector.h"
@@ -28,7 +30,7 @@ class NodeConverter {
 public:
   /// Adds a function argument (dropout seeds) named `name` with `role`.
   using AddArgument =
-      std::function<Value(Type type, llvm::StringRef name, llvm::StringRef role)>;
+      std::function<Value(Type type, llvm::StringRef name, ArgumentRole role)>;
 
   NodeConverter(Block *body, Location fileLoc, AddArgument addArgument);
 

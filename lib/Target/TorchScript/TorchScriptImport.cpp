@@ -30,7 +30,7 @@ namespace jit = torch::jit;
 namespace {
 struct ArgumentInfo {
   std::string name;
-  std::string role;
+  ArgumentRole role;
 };
 
 /// Assembles the imported function around the converted body.
@@ -47,7 +47,7 @@ public:
 
 private:
   LogicalResult addArguments();
-  Value addArgument(Type type, llvm::StringRef name, llvm::StringRef role);
+  Value addArgument(Type type, llvm::StringRef name, ArgumentRole role);
   LogicalResult collectResults(NodeConverter &converter);
   void nameOps(NodeConverter &converter);
 
@@ -66,19 +66,19 @@ private:
 } // namespace
 
 Value FunctionAssembler::addArgument(Type type, llvm::StringRef name,
-                                     llvm::StringRef role) {
+                                     ArgumentRole role) {
   std::string unique = name.str();
   for (int k = 2; usedNames.contains(unique); ++k)
     unique = name.str() + "." + std::to_string(k);
   usedNames.insert(unique);
-  arguments.push_back({unique, role.str()});
+  arguments.push_back({unique, role});
   return body->addArgument(type, fileLoc);
 }
 
 LogicalResult FunctionAssembler::addArguments() {
   for (auto [name, type] :
        llvm::zip_equal(prepared.inputNames, options.inputTypes))
-    addArgument(type, name, "input");
+    addArgument(type, name, ArgumentRole::Input);
   for (const LiftedTensor &lifted : prepared.lifted) {
     Type elementType =
         getElementType(fileLoc.getContext(), lifted.value.scalar_type());
@@ -90,7 +90,7 @@ LogicalResult FunctionAssembler::addArguments() {
              << ", which the nn dialect does not take";
     std::vector<int64_t> sizes = lifted.value.sizes().vec();
     addArgument(RankedTensorType::get(sizes, elementType), lifted.name,
-                lifted.isBuffer ? "buffer" : "weight");
+                lifted.isBuffer ? ArgumentRole::Buffer : ArgumentRole::Weight);
   }
   return success();
 }
@@ -145,7 +145,7 @@ void FunctionAssembler::nameOps(NodeConverter &converter) {
       name = base + "." + std::to_string(k);
     usedNames.insert(name);
     created.op->setAttr(attr::kName, b.getStringAttr(name));
-    created.op->setAttr(attr::kPhase, b.getStringAttr("forward"));
+    setPhase(created.op, Phase::Forward);
     origins.push_back({name, created.modulePath, !created.suffix.empty()});
   }
 }
@@ -155,7 +155,7 @@ FailureOr<OwningOpRef<ModuleOp>> FunctionAssembler::run() {
     return failure();
   NodeConverter converter(
       body.get(), fileLoc,
-      [this](Type type, llvm::StringRef name, llvm::StringRef role) {
+      [this](Type type, llvm::StringRef name, ArgumentRole role) {
         return addArgument(type, name, role);
       });
   for (auto [input, argument] :
@@ -167,8 +167,8 @@ FailureOr<OwningOpRef<ModuleOp>> FunctionAssembler::run() {
   if (failed(collectResults(converter)))
     return failure();
   for (auto [info, argument] : llvm::zip(arguments, body->getArguments()))
-    if (info.role == "input" && converter.isLabel(argument))
-      info.role = "label";
+    if (info.role == ArgumentRole::Input && converter.isLabel(argument))
+      info.role = ArgumentRole::Label;
   nameOps(converter);
 
   MLIRContext *context = fileLoc.getContext();
@@ -182,10 +182,9 @@ FailureOr<OwningOpRef<ModuleOp>> FunctionAssembler::run() {
       builder.getFunctionType(body->getArgumentTypes(),
                               ValueRange(results).getTypes()));
   function.getBody().push_back(body.release());
-  for (auto [index, info] : llvm::enumerate(arguments)) {
-    function.setArgAttr(index, attr::kName, builder.getStringAttr(info.name));
-    function.setArgAttr(index, attr::kRole, builder.getStringAttr(info.role));
-  }
+  for (auto [index, info] : llvm::enumerate(arguments))
+    function.setArgAttrs(index,
+                         getArgumentAttributes(context, info.name, info.role));
   for (auto [index, name] : llvm::enumerate(resultNames))
     function.setResultAttr(index, attr::kName, builder.getStringAttr(name));
   for (auto [index, updated] : llvm::enumerate(resultUpdates))

@@ -99,61 +99,42 @@ std::optional<double> GraphNodeOp::getGivenCost() {
 // Roles and phases
 //===----------------------------------------------------------------------===//
 
-std::optional<ArgumentRole> mlir::remat::parseArgumentRole(StringRef spelling) {
-  return llvm::StringSwitch<std::optional<ArgumentRole>>(spelling)
-      .Case("input", ArgumentRole::Input)
-      .Case("label", ArgumentRole::Label)
-      .Case("weight", ArgumentRole::Weight)
-      .Case("buffer", ArgumentRole::Buffer)
-      .Case("opt_state", ArgumentRole::OptState)
-      .Case("step", ArgumentRole::Step)
-      .Case("seed", ArgumentRole::Seed)
-      .Default(std::nullopt);
+#include "remat/Dialect/Remat/IR/RematEnums.cpp.inc"
+
+std::optional<ArgumentRole>
+mlir::remat::getArgumentRole(FunctionOpInterface function, unsigned index) {
+  auto role = function.getArgAttrOfType<StringAttr>(index, attr::kRole);
+  return role ? symbolizeArgumentRole(role.getValue()) : std::nullopt;
 }
 
-StringRef mlir::remat::stringifyArgumentRole(ArgumentRole role) {
-  switch (role) {
-  case ArgumentRole::Input:
-    return "input";
-  case ArgumentRole::Label:
-    return "label";
-  case ArgumentRole::Weight:
-    return "weight";
-  case ArgumentRole::Buffer:
-    return "buffer";
-  case ArgumentRole::OptState:
-    return "opt_state";
-  case ArgumentRole::Step:
-    return "step";
-  case ArgumentRole::Seed:
-    return "seed";
-  }
-  llvm_unreachable("unknown argument role");
+DictionaryAttr mlir::remat::getArgumentAttributes(MLIRContext *context,
+                                                  StringRef name,
+                                                  ArgumentRole role) {
+  Builder b(context);
+  NamedAttrList attrs;
+  attrs.append(attr::kName, b.getStringAttr(name));
+  attrs.append(attr::kRole, b.getStringAttr(stringifyArgumentRole(role)));
+  return attrs.getDictionary(context);
 }
 
-std::optional<Phase> mlir::remat::parsePhase(StringRef spelling) {
-  return llvm::StringSwitch<std::optional<Phase>>(spelling)
-      .Case("forward", Phase::Forward)
-      .Case("backward", Phase::Backward)
-      .Case("update", Phase::Update)
-      .Default(std::nullopt);
+void mlir::remat::setPhase(Operation *op, Phase phase) {
+  op->setAttr(attr::kPhase,
+              StringAttr::get(op->getContext(), stringifyPhase(phase)));
 }
 
-StringRef mlir::remat::stringifyPhase(Phase phase) {
-  switch (phase) {
-  case Phase::Forward:
-    return "forward";
-  case Phase::Backward:
-    return "backward";
-  case Phase::Update:
-    return "update";
-  }
-  llvm_unreachable("unknown phase");
+std::optional<OpPolicy> mlir::remat::getPolicy(Operation *op) {
+  auto policy = op->getAttrOfType<StringAttr>(attr::kPolicy);
+  return policy ? symbolizeOpPolicy(policy.getValue()) : std::nullopt;
+}
+
+void mlir::remat::setPolicy(Operation *op, OpPolicy policy) {
+  op->setAttr(attr::kPolicy,
+              StringAttr::get(op->getContext(), stringifyOpPolicy(policy)));
 }
 
 std::optional<Phase> mlir::remat::getPhase(Operation *op) {
   auto phase = op->getAttrOfType<StringAttr>(attr::kPhase);
-  return phase ? parsePhase(phase.getValue()) : std::nullopt;
+  return phase ? symbolizePhase(phase.getValue()) : std::nullopt;
 }
 
 StringRef mlir::remat::getOpName(Operation *op) {
@@ -315,20 +296,20 @@ LogicalResult verifyRematAttribute(NamedAttribute attribute, Site site,
     if (failed(allowedAt({Site::Argument})))
       return failure();
     return checkValue(
-        [](StringRef v) { return parseArgumentRole(v).has_value(); },
+        [](StringRef v) { return symbolizeArgumentRole(v).has_value(); },
         "input, label, weight, buffer, opt_state, step, seed");
   }
   if (name == attr::kPhase) {
     if (failed(allowedAt({Site::Op})))
       return failure();
-    return checkValue([](StringRef v) { return parsePhase(v).has_value(); },
+    return checkValue([](StringRef v) { return symbolizePhase(v).has_value(); },
                       "forward, backward, update");
   }
   if (name == attr::kPolicy) {
     if (failed(allowedAt({Site::Op})))
       return failure();
     return checkValue(
-        [](StringRef v) { return v == "keep" || v == "recompute"; },
+        [](StringRef v) { return symbolizeOpPolicy(v).has_value(); },
         "keep, recompute");
   }
   if (name == attr::kMicroStep) {
@@ -434,10 +415,8 @@ LogicalResult verifyStateUpdate(FunctionOpInterface function, unsigned index,
   if (!argumentIndex)
     return emitError() << "'" << attr::kUpdates << "' names '" << name
                        << "', which is no argument's remat.name";
-  auto role = function.getArgAttrOfType<StringAttr>(*argumentIndex,
-                                                    attr::kRole);
   std::optional<ArgumentRole> parsed =
-      role ? parseArgumentRole(role.getValue()) : std::nullopt;
+      getArgumentRole(function, *argumentIndex);
   if (!parsed || (*parsed != ArgumentRole::Weight &&
                   *parsed != ArgumentRole::Buffer &&
                   *parsed != ArgumentRole::OptState &&

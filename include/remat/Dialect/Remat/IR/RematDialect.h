@@ -20,6 +20,8 @@
 
 #include "remat/Dialect/Remat/IR/RematOpsDialect.h.inc"
 
+#include "remat/Dialect/Remat/IR/RematEnums.h.inc"
+
 #define GET_ATTRDEF_CLASSES
 #include "remat/Dialect/Remat/IR/RematAttrs.h.inc"
 
@@ -59,17 +61,27 @@ inline constexpr llvm::StringLiteral kMicroOrigin = "remat.micro_origin";
 /// is no micro-step's copy.
 llvm::StringRef getMicroStepOrigin(Operation *op);
 
-/// The role of a function argument in a training step.
-enum class ArgumentRole { Input, Label, Weight, Buffer, OptState, Step, Seed };
+// Roles, phases and policies (ArgumentRole, Phase, OpPolicy) and their
+// spellings (stringifyPhase, symbolizePhase, ...) are generated from
+// RematEnums.td. These read and write them:
 
-/// The phase of the training step an op belongs to.
-enum class Phase { Forward, Backward, Update };
+/// The `remat.role` of argument `index` of `function`; std::nullopt if it
+/// has none.
+std::optional<ArgumentRole> getArgumentRole(FunctionOpInterface function,
+                                            unsigned index);
 
-/// Parses the spelling of a role or phase; std::nullopt if unknown.
-std::optional<ArgumentRole> parseArgumentRole(llvm::StringRef spelling);
-std::optional<Phase> parsePhase(llvm::StringRef spelling);
-llvm::StringRef stringifyArgumentRole(ArgumentRole role);
-llvm::StringRef stringifyPhase(Phase phase);
+/// The attributes of a new argument: `remat.name = name`, `remat.role`.
+DictionaryAttr getArgumentAttributes(MLIRContext *context,
+                                     llvm::StringRef name, ArgumentRole role);
+
+/// Sets the `remat.phase` of `op`.
+void setPhase(Operation *op, Phase phase);
+
+/// The `remat.policy` of `op` (the user's mark), if it has one.
+std::optional<OpPolicy> getPolicy(Operation *op);
+
+/// Sets the `remat.policy` of `op`.
+void setPolicy(Operation *op, OpPolicy policy);
 
 /// The index of the argument of `function` whose `remat.name` is `name`.
 std::optional<unsigned> findArgumentIndexByName(FunctionOpInterface function,
