@@ -148,14 +148,9 @@ Simulation mlir::remat::simulate(const RematProblem &problem,
   result.runs.assign(numNodes, 0);
   // The instance (step index) of each node currently read by its consumers.
   std::vector<int64_t> latest(numNodes, -1), first(numNodes, -1);
-  // Last step reading each (step, result) instance; indexed by step.
-  std::vector<std::vector<int64_t>> lastRead(numSteps);
-  // The step that wrote each state, -1 before its update.
-  std::vector<int64_t> stateWritten(problem.stateNames.size(), -1);
-  // For each instance of a node defining views: the instance of each view's
-  // owner it was made from, in result order.
-  std::vector<std::vector<int64_t>> viewMadeFrom(numSteps);
-
+  // The (step, result) instances, flat: step s's results are the slots
+  // [slotBegin[s], slotBegin[s + 1]) (one allocation, not one per step).
+  std::vector<int64_t> slotBegin(numSteps + 1, 0);
   for (int64_t step = 0; step < numSteps; ++step) {
     NodeId id = schedule.steps[step];
     if (id < 0 || static_cast<size_t>(id) >= numNodes) {
@@ -163,6 +158,17 @@ Simulation mlir::remat::simulate(const RematProblem &problem,
                      std::to_string(id);
       return result;
     }
+    slotBegin[step + 1] = slotBegin[step] + problem.nodes[id].results.size();
+  }
+  // Last step reading each instance.
+  std::vector<int64_t> lastRead(slotBegin[numSteps], -1);
+  // The step that wrote each state, -1 before its update.
+  std::vector<int64_t> stateWritten(problem.stateNames.size(), -1);
+  // For each instance of a view: the instance of its owner it was made from.
+  std::vector<int64_t> viewMadeFrom(slotBegin[numSteps], -1);
+
+  for (int64_t step = 0; step < numSteps; ++step) {
+    NodeId id = schedule.steps[step];
     const RematNode &node = problem.nodes[id];
     for (int32_t state : node.stateReads)
       if (stateWritten[state] >= 0) {
@@ -187,9 +193,9 @@ Simulation mlir::remat::simulate(const RematProblem &problem,
       size_t index = std::find(producer.results.begin(),
                                producer.results.end(), operand) -
                      producer.results.begin();
-      lastRead[instance][index] = step;
+      lastRead[slotBegin[instance] + index] = step;
       if (value.viewOf >= 0 &&
-          viewMadeFrom[instance][index] !=
+          viewMadeFrom[slotBegin[instance] + index] !=
               latest[problem.values[value.viewOf].producer]) {
         result.error = "step " + std::to_string(step) + " runs '" +
                        node.name + "', which reads a view made from an "
@@ -203,11 +209,11 @@ Simulation mlir::remat::simulate(const RematProblem &problem,
       result.error = "'" + node.name + "' runs twice but may not be recomputed";
       return result;
     }
-    lastRead[step].assign(node.results.size(), step);
-    for (ValueId resultId : node.results) {
-      ValueId owner = problem.values[resultId].viewOf;
-      viewMadeFrom[step].push_back(
-          owner >= 0 ? latest[problem.values[owner].producer] : -1);
+    for (size_t index = 0; index < node.results.size(); ++index) {
+      lastRead[slotBegin[step] + index] = step;
+      ValueId owner = problem.values[node.results[index]].viewOf;
+      viewMadeFrom[slotBegin[step] + index] =
+          owner >= 0 ? latest[problem.values[owner].producer] : -1;
     }
     for (int32_t state : node.stateWrites)
       stateWritten[state] = step;
@@ -233,21 +239,23 @@ Simulation mlir::remat::simulate(const RematProblem &problem,
       const RematValue &value = problem.values[node.results[index]];
       if (!value.isOutput || value.viewOf < 0)
         continue;
-      int64_t instance = viewMadeFrom[step][index];
+      int64_t instance = viewMadeFrom[slotBegin[step] + index];
       const RematNode &owner =
           problem.nodes[problem.values[value.viewOf].producer];
       size_t ownerIndex = std::find(owner.results.begin(), owner.results.end(),
                                     value.viewOf) -
                           owner.results.begin();
-      lastRead[instance][ownerIndex] = numSteps - 1;
+      lastRead[slotBegin[instance] + ownerIndex] = numSteps - 1;
     }
   }
+  result.buffers.reserve(lastRead.size());
+  result.alignments.reserve(lastRead.size());
   for (int64_t step = 0; step < numSteps; ++step) {
     const RematNode &node = problem.nodes[schedule.steps[step]];
     bool isFirst = first[schedule.steps[step]] == step;
     for (size_t index = 0; index < node.results.size(); ++index) {
       const RematValue &value = problem.values[node.results[index]];
-      int64_t last = lastRead[step][index];
+      int64_t last = lastRead[slotBegin[step] + index];
       if (isFirst && value.isOutput)
         last = numSteps - 1;
       result.buffers.push_back({value.bytes, step, last});
