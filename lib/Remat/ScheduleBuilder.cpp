@@ -17,13 +17,58 @@
 
 using namespace mlir::remat;
 
+/// Lists of items per value from `forEachPair(add)`, which calls add(value,
+/// item) for each pair in list order: counted first, then filled.
+template <typename T, typename ForEachPair>
+static void fillLists(size_t numValues, std::vector<int64_t> &begin,
+                      std::vector<T> &items, ForEachPair forEachPair) {
+  begin.assign(numValues + 1, 0);
+  forEachPair([&](ValueId value, T) { ++begin[value + 1]; });
+  for (size_t value = 0; value < numValues; ++value)
+    begin[value + 1] += begin[value];
+  items.resize(begin[numValues]);
+  std::vector<int64_t> next(begin.begin(), begin.end() - 1);
+  forEachPair([&](ValueId value, T item) { items[next[value]++] = item; });
+}
+
+ScheduleBuilder::ListPerValue<int64_t>
+ScheduleBuilder::getReaders(const RematProblem &problem) {
+  ListPerValue<int64_t> readers;
+  fillLists<int64_t>(
+      problem.values.size(), readers.begin, readers.items, [&](auto add) {
+        // A node that reads a value twice reads it once here.
+        std::vector<int64_t> last(problem.values.size(), -1);
+        for (size_t id = 0; id < problem.nodes.size(); ++id)
+          for (ValueId operand : problem.nodes[id].operands)
+            if (last[operand] != static_cast<int64_t>(id)) {
+              last[operand] = id;
+              add(operand, static_cast<int64_t>(id));
+            }
+      });
+  return readers;
+}
+
+ScheduleBuilder::ListPerValue<ValueId>
+ScheduleBuilder::getViews(const RematProblem &problem) {
+  ListPerValue<ValueId> views;
+  fillLists<ValueId>(problem.values.size(), views.begin, views.items,
+                     [&](auto add) {
+                       for (const RematNode &node : problem.nodes)
+                         for (ValueId result : node.results)
+                           if (ValueId owner = problem.values[result].viewOf;
+                               owner >= 0)
+                             add(owner, result);
+                     });
+  return views;
+}
+
 ScheduleBuilder::ScheduleBuilder(const RematProblem &problem)
-    : problem(problem), reads(problem.values.size()),
+    : problem(problem), reads(getReaders(problem)),
       readCursor(problem.values.size(), 0), heldFor(problem.values.size()),
       recoverable(problem.values.size(), false),
       recoverableUntil(problem.values.size(),
                        std::numeric_limits<int64_t>::max()),
-      viewsOf(problem.values.size()),
+      viewsOf(getViews(problem)),
       discarded(problem.values.size(), false),
       resident(problem.values.size(), false),
       pins(problem.values.size(), 0), firstDone(problem.nodes.size(), false),
@@ -32,10 +77,6 @@ ScheduleBuilder::ScheduleBuilder(const RematProblem &problem)
       heldUntil(problem.nodes.size()) {
   for (size_t id = 0; id < problem.nodes.size(); ++id) {
     const RematNode &node = problem.nodes[id];
-    for (ValueId operand : node.operands)
-      if (reads[operand].empty() ||
-          reads[operand].back() != static_cast<int64_t>(id))
-        reads[operand].push_back(id);
     // A value can always be brought back when its producer may run again
     // and everything that producer reads can be brought back too.
     bool operandsRecoverable =
@@ -53,11 +94,8 @@ ScheduleBuilder::ScheduleBuilder(const RematProblem &problem)
     int64_t until = deadlines[id];
     for (ValueId operand : node.operands)
       until = std::min(until, recoverableUntil[operand]);
-    for (ValueId result : node.results) {
+    for (ValueId result : node.results)
       recoverableUntil[result] = until;
-      if (ValueId owner = problem.values[result].viewOf; owner >= 0)
-        viewsOf[owner].push_back(result);
-    }
   }
 }
 
@@ -108,7 +146,7 @@ void ScheduleBuilder::setLimits(
 }
 
 std::optional<int64_t> ScheduleBuilder::nextRead(ValueId value) {
-  const std::vector<int64_t> &list = reads[value];
+  llvm::ArrayRef<int64_t> list = reads[value];
   size_t &cursor = readCursor[value];
   while (cursor < list.size() && list[cursor] < position)
     ++cursor;

@@ -33,6 +33,8 @@
 
 #include "remat/Remat/Problem.h"
 
+#include "llvm/ADT/ArrayRef.h"
+
 #include <chrono>
 #include <optional>
 #include <vector>
@@ -140,9 +142,24 @@ private:
     }
   };
 
+  /// A list per value, flat (one allocation for all): value v's list is
+  /// items[begin[v], begin[v + 1]).
+  template <typename T>
+  struct ListPerValue {
+    std::vector<int64_t> begin;
+    std::vector<T> items;
+    llvm::ArrayRef<T> operator[](ValueId value) const {
+      return llvm::ArrayRef<T>(items).slice(begin[value],
+                                            begin[value + 1] - begin[value]);
+    }
+  };
+
+  static ListPerValue<int64_t> getReaders(const RematProblem &problem);
+  static ListPerValue<ValueId> getViews(const RematProblem &problem);
+
   const RematProblem &problem;
   /// Starting positions of the nodes reading each value, ascending.
-  std::vector<std::vector<int64_t>> reads;
+  ListPerValue<int64_t> reads;
   std::vector<size_t> readCursor;
   /// Positions where an evicted value will be recomputed from this one: it
   /// must stay until then (a min-heap per value).
@@ -153,7 +170,7 @@ private:
   /// is updated there.
   std::vector<int64_t> recoverableUntil;
   /// The views of each value that owns bytes.
-  std::vector<std::vector<ValueId>> viewsOf;
+  ListPerValue<ValueId> viewsOf;
   std::vector<bool> discarded;
   /// Per value of a `keep` node: the last node before which a recomputation
   /// may still read it (-1: none); per node, the checkpoints whose hold
