@@ -28,7 +28,7 @@ source "$root/scripts/sanitizer-env.sh"
 
 # target  seed directories (besides fuzz/corpus/<target>), -max_len
 targets=(
-  "mlir|test/Fixtures test/Dialect/NN|65536"
+  "mlir|test/Fixtures test/Dialect/NN test/Dialect/Remat|65536"
   "graph-json|test/Target/GraphJson/Inputs|131072"
   "npy||4096"
   "byte-size||64"
