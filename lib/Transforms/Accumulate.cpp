@@ -67,7 +67,8 @@ static LogicalResult checkSlicedArguments(func::FuncOp micro, int64_t steps) {
       return emitFunctionError(micro)
              << "accumulation-steps=" << steps << ": argument '"
              << getValueName(argument) << "' of role '"
-             << stringifyArgumentRole(*role) << "' has type " << argument.getType()
+             << stringifyArgumentRole(*role) << "' has type "
+             << argument.getType()
              << "; slicing it into micro-batches needs a static tensor with "
                 "a batch dimension";
     int64_t stepRows = 0;

@@ -53,7 +53,8 @@ static bool isFloatTensor(Type type, int64_t rank) {
 static FailureOr<Value> getLabels(func::FuncOp function, Value logits) {
   Value labels;
   for (BlockArgument argument : function.getArguments()) {
-    if (getArgumentRole(function, argument.getArgNumber()) != ArgumentRole::Label)
+    if (getArgumentRole(function, argument.getArgNumber()) !=
+        ArgumentRole::Label)
       continue;
     if (labels)
       return emitFunctionError(function)
@@ -240,7 +241,8 @@ static LogicalResult checkForward(func::FuncOp function) {
 static FailureOr<SmallVector<BlockArgument>> getWeights(func::FuncOp function) {
   SmallVector<BlockArgument> weights;
   for (BlockArgument argument : function.getArguments()) {
-    if (getArgumentRole(function, argument.getArgNumber()) != ArgumentRole::Weight)
+    if (getArgumentRole(function, argument.getArgNumber()) !=
+        ArgumentRole::Weight)
       continue;
     if (!isa<FloatType>(getElementTypeOrSelf(argument.getType())))
       return emitFunctionError(function)
