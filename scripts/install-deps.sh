@@ -12,8 +12,8 @@ packages=(
   # the others, so all four are named).
   llvm-22-dev llvm-22-tools libmlir-22-dev mlir-22-tools
   # The static LLVM libraries that remat-tblgen links (as mlir-tblgen does)
-  # name zstd in their link interface.
-  libzstd-dev
+  # name zstd and zlib in their link interface.
+  libzstd-dev zlib1g-dev
   # Build tools.
   cmake ninja-build ccache lld g++
   # The sanitizer and fuzzing builds (scripts/sanitize.sh, scripts/fuzz.sh):
