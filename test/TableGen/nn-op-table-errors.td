@@ -6,6 +6,8 @@
 // RUN: not remat-tblgen -gen-nn-op-table %tblgen_includes -DPLACEHOLDER %s 2>&1 | FileCheck %s --check-prefix=PLACEHOLDER
 // RUN: not remat-tblgen -gen-nn-op-table %tblgen_includes -DBRACE %s 2>&1 | FileCheck %s --check-prefix=BRACE
 // RUN: not remat-tblgen -gen-nn-op-table %tblgen_includes -DFLOPS %s 2>&1 | FileCheck %s --check-prefix=FLOPS
+// RUN: not remat-tblgen -gen-nn-op-table %tblgen_includes -DTWO_RESULTS %s 2>&1 | FileCheck %s --check-prefix=TWO_RESULTS
+// RUN: not remat-tblgen -gen-nn-op-table %tblgen_includes -DCUDA_ATTRIBUTE %s 2>&1 | FileCheck %s --check-prefix=CUDA_ATTRIBUTE
 
 include "remat/Dialect/NN/IR/NNBase.td"
 
@@ -49,5 +51,21 @@ def NN_ExpOp : NN_UnaryOp<"exp"> {
 // FLOPS: nn-op-table-errors.td:[[@LINE+1]]:5: error: flopsPerElement must be >= 0
 def NN_ExpOp : NN_UnaryOp<"exp"> {
   let flopsPerElement = -3;
+}
+#endif
+
+#ifdef TWO_RESULTS
+// TWO_RESULTS: nn-op-table-errors.td:[[@LINE+1]]:5: error: flopsPerElement needs exactly one result
+def NN_SplitOp : NN_Op<"split"> {
+  let arguments = (ins NN_FloatTensor:$input);
+  let results = (outs NN_FloatTensor:$a, NN_FloatTensor:$b);
+  let flopsPerElement = 1;
+}
+#endif
+
+#ifdef CUDA_ATTRIBUTE
+// CUDA_ATTRIBUTE: nn-op-table-errors.td:[[@LINE+1]]:5: error: cudaExpression needs one result, a fixed number of operands and no attributes
+def NN_ScaleOp : NN_ScalarOp<"scale"> {
+  let cudaExpression = "({0} * 2.0f)";
 }
 #endif

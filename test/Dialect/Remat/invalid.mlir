@@ -189,3 +189,17 @@ func.func @solve_no_solver(%x: tensor<4xf32>) -> tensor<4xf32> attributes {remat
 func.func @solve_missing_field(%x: tensor<4xf32>) -> tensor<4xf32> attributes {remat.solve = #remat.solve<budget_bytes = 16, budget_typed = "16", peak_bytes_before = 16, compute_cost_before = 1.0 : f64, solver = "none", status = "feasible", live_bytes_before = [16], timed_out = false, fit_arena = true>} {
   return %x : tensor<4xf32>
 }
+
+// -----
+
+// expected-error @+1 {{'remat.solve' positions must be non-negative}}
+func.func @solve_negative_position(%x: tensor<4xf32>) -> tensor<4xf32> attributes {remat.solve = #remat.solve<budget_bytes = 16, budget_typed = "16", peak_bytes_before = 16, compute_cost_before = 1.0 : f64, solver = "none", status = "feasible", live_bytes_before = [16], given_positions = [-2], timed_out = false, fit_arena = true>} {
+  return %x : tensor<4xf32>
+}
+
+// -----
+
+// expected-error @+1 {{'remat.solve' costs and times must be non-negative}}
+func.func @solve_negative_time(%x: tensor<4xf32>) -> tensor<4xf32> attributes {remat.solve = #remat.solve<budget_bytes = 16, budget_typed = "16", peak_bytes_before = 16, compute_cost_before = 1.0 : f64, solver = "none", status = "feasible", live_bytes_before = [16], given_positions = [], timed_out = false, fit_arena = true, solve_seconds = -0.5 : f64>} {
+  return %x : tensor<4xf32>
+}
