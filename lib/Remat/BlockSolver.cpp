@@ -34,11 +34,11 @@
 // measured by simulate(): one simulation keeps the boundaries every `span`
 // from an offset, treats every block alike, and measures each block's
 // windows less what the blocks before it hold (so blocks of span s take s
-// simulations per option, whatever the number of boundaries). The DP keeps
-// per boundary the Pareto front (at most 100) of (bytes held from before,
-// recomputation cost). The chosen schedule is simulated like every other;
-// if the estimate was off and it overshoots, the DP runs again with the
-// target lowered by the overshoot.
+// simulations per option, whatever the number of boundaries). The DP
+// (SegmentChoice.h, `chain`'s too) keeps per boundary the Pareto front (at
+// most 100) of (bytes held from before, recomputation cost). The chosen
+// schedule is simulated like every other; if the estimate was off and it
+// overshoots, the DP runs again with the target lowered by the overshoot.
 //
 // Below the checkpoints' floor. Kept checkpoints are live at the step's
 // widest point (a language model's logits and their gradient at the end of
@@ -62,6 +62,7 @@
 #include "remat/Remat/Solvers.h"
 
 #include "ScheduleBuilder.h"
+#include "SegmentChoice.h"
 #include "SolverSupport.h"
 
 #include <algorithm>
@@ -106,15 +107,6 @@ struct Boundary {
   std::vector<ValueId> kept;
   /// The crossing values (a subset of `kept`).
   std::vector<ValueId> crossing;
-};
-
-struct Measured {
-  bool valid = false;
-  int64_t liveBytes = 0;
-  double cost = 0.0;
-  /// Bytes of the block's values held past the forward pass besides the
-  /// end boundary's.
-  int64_t heldInside = 0;
 };
 
 /// The forward part's structure for one choice of long-lived values.
@@ -229,6 +221,11 @@ public:
   int64_t keptBytes(int boundary, int next) const;
 
 private:
+  /// Per kept boundary, the step where the backward starts on the blocks
+  /// before it; the search starts at `backwardBegin`.
+  std::vector<int64_t> getBackwardStarts(const Schedule &schedule,
+                                         const std::vector<int> &kept,
+                                         size_t backwardBegin) const;
   /// Marks the discards of block (from, to) under `option` into `discarded`.
   void applyBlock(std::vector<bool> &discarded, int from, int to,
                   BlockOption option) const;
@@ -330,6 +327,53 @@ BlockMeasurer::discards(const std::vector<int> &kept,
   return discarded;
 }
 
+// A block's forward window: its first computations. Its backward window:
+// from where the backward starts on the blocks before its end boundary to
+// where it starts on those before its start boundary (the end of the
+// forward pass and the end of the step for the last and first blocks). The
+// backward starts on the blocks before a boundary at the first step after
+// the forward pass that reads a forward value (not long-lived, not kept by
+// the boundary) made before the boundary's node, or recomputes a forward
+// node at or before it (a dropped value's recomputation comes just before
+// the read that needs it). Those points cut the backward the same way
+// whatever is kept, so the windows of consecutive blocks tile it. The later
+// the boundary, the earlier its point: one pass from the last kept boundary
+// back.
+std::vector<int64_t>
+BlockMeasurer::getBackwardStarts(const Schedule &schedule,
+                                 const std::vector<int> &kept,
+                                 size_t backwardBegin) const {
+  auto isForward = [&](NodeId id) {
+    return problem.nodes[id].phase == NodePhase::Forward;
+  };
+  size_t steps = schedule.steps.size();
+  std::vector<int64_t> starts(kept.size(), int64_t(steps));
+  size_t cursor = backwardBegin;
+  for (size_t j = kept.size(); j-- > 0;) {
+    int boundary = kept[j];
+    NodeId threshold = forward[boundaries[boundary].position];
+    for (; cursor < steps; ++cursor) {
+      NodeId id = schedule.steps[cursor];
+      bool hit =
+          isForward(id) && id <= threshold &&
+          std::none_of(problem.nodes[id].results.begin(),
+                       problem.nodes[id].results.end(), [&](ValueId value) {
+                         return analysis.longLived[value];
+                       });
+      for (ValueId operand : problem.nodes[id].operands) {
+        NodeId producer = problem.values[operand].producer;
+        if (isForward(producer) && producer < threshold &&
+            !analysis.longLived[operand] && !isKeptBy(boundary, operand))
+          hit = true;
+      }
+      if (hit)
+        break;
+    }
+    starts[j] = int64_t(cursor);
+  }
+  return starts;
+}
+
 template <typename Store>
 void BlockMeasurer::measureTiling(int span, int offset, BlockOption option,
                                   Store &&store) const {
@@ -362,57 +406,17 @@ void BlockMeasurer::measureTiling(int span, int offset, BlockOption option,
                                                  ? problem.nodes[id].cost
                                                  : 0.0);
   }
-  // A block's forward window: its first computations. Its backward window:
-  // from where the backward starts on the blocks before its end boundary to
-  // where it starts on those before its start boundary (the end of the
-  // forward pass and the end of the step for the last and first blocks).
-  // The backward starts on the blocks before a boundary at the first step
-  // after the forward pass that reads a forward value (not long-lived, not
-  // kept by the boundary) made before the boundary's node, or recomputes a
-  // forward node at or before it (a dropped value's recomputation comes
-  // just before the read that needs it). Those points cut the backward the
-  // same way whatever is kept, so the windows of consecutive blocks tile
-  // it. The later the boundary, the earlier its point: one pass from the
-  // last kept boundary back.
-  std::vector<int64_t> windowEnd(kept.size(), int64_t(steps));
-  size_t cursor = size_t(lastForward + 1);
-  for (size_t j = kept.size(); j-- > 0;) {
-    int boundary = kept[j];
-    NodeId threshold = forward[boundaries[boundary].position];
-    for (; cursor < steps; ++cursor) {
-      NodeId id = schedule.steps[cursor];
-      bool hit = isForward(id) && id <= threshold &&
-                 std::none_of(problem.nodes[id].results.begin(),
-                              problem.nodes[id].results.end(),
-                              [&](ValueId value) {
-                                return analysis.longLived[value];
-                              });
-      for (ValueId operand : problem.nodes[id].operands) {
-        NodeId producer = problem.values[operand].producer;
-        if (isForward(producer) && producer < threshold &&
-            !analysis.longLived[operand] && !isKeptBy(boundary, operand))
-          hit = true;
-      }
-      if (hit)
-        break;
-    }
-    windowEnd[j] = int64_t(cursor);
-  }
-  // Largest live bytes over a range of steps, by a sparse table would be
-  // faster; the ranges tile the schedule, so a plain scan is linear.
+  std::vector<int64_t> windowEnd =
+      getBackwardStarts(schedule, kept, size_t(lastForward + 1));
   auto maxOver = [&](int64_t begin, int64_t end) {
-    int64_t most = 0;
-    for (int64_t p = std::max<int64_t>(begin, 0);
-         p < end && p < int64_t(simulation.liveBytes.size()); ++p)
-      most = std::max(most, simulation.liveBytes[p]);
-    return most;
+    return getMaxLiveBytes(simulation, begin, end);
   };
   int64_t held = 0;
   for (size_t j = 0; j <= kept.size(); ++j) {
     int from = j == 0 ? -1 : kept[j - 1];
     int to = j < kept.size() ? kept[j] : count;
     int begin = startPosition(from), end = endPosition(to);
-    Measured facts;
+    SegmentFacts facts;
     facts.valid = true;
     int64_t forwardBegin = int64_t(steps), forwardEnd = -1;
     for (int p = begin; p <= end; ++p) {
@@ -441,14 +445,6 @@ void BlockMeasurer::measureTiling(int span, int offset, BlockOption option,
                              facts.heldInside);
   }
 }
-
-struct State {
-  int64_t heldBefore;
-  double cost;
-  int parentBoundary;
-  int parentState;
-  BlockOption option; ///< of the block that ends here
-};
 
 /// The result of one analysis: a schedule, or none.
 struct Attempt {
@@ -490,69 +486,121 @@ std::vector<Boundary> thinBoundaries(const BlockAnalysis &analysis,
   return chosen;
 }
 
-Attempt solveOnAnalysis(const BlockAnalysis &analysis,
-                        const SolverOptions &options, int64_t workSteps,
-                        std::optional<Clock::time_point> deadline,
-                        bool &timedOut) {
-  Attempt attempt;
-  const RematProblem &problem = analysis.problem;
-  // Each simulation builds and measures a schedule of about the starting
-  // order's length (more with recomputation): the work affords so many.
-  // One simulation measures every block of a tiling (boundaries kept every
-  // `span`, from an offset): blocks of span s take s tilings per option.
-  // Spans grow while the work allows: first with the selective options,
-  // then dropped blocks alone. The kept single blocks take one.
-  double perMeasure = 2.0 * double(problem.nodes.size()) + 1.0;
-  double affordable =
-      std::min(double(workSteps) / perMeasure, kMaxSimulations);
-  size_t limit = std::min(analysis.boundaries.size(), kMaxBoundaries);
-  int maxSpan = 0, selectiveSpan = 0;
+/// How far the measurements reach within the work: blocks up to `maxSpan`
+/// boundaries long, with the selective options up to `selectiveSpan`.
+struct SpanLimits {
+  double affordable = 0.0; ///< simulations the work affords
+  int maxSpan = 0;
+  int selectiveSpan = 0;
+};
+
+/// Each simulation builds and measures a schedule of about the starting
+/// order's length (more with recomputation): the work affords so many. One
+/// simulation measures every block of a tiling (boundaries kept every
+/// `span`, from an offset): blocks of span s take s tilings per option.
+/// Spans grow while the work allows: first with the selective options, then
+/// dropped blocks alone. The kept single blocks take one.
+SpanLimits chooseSpans(size_t nodeCount, int64_t workSteps, size_t limit) {
+  SpanLimits spans;
+  double perMeasure = 2.0 * double(nodeCount) + 1.0;
+  spans.affordable = std::min(double(workSteps) / perMeasure, kMaxSimulations);
   double used = 1.0;
   for (int span = 1; span <= int(limit) + 1; ++span) {
-    if (used + 3.0 * span > affordable)
+    if (used + 3.0 * span > spans.affordable)
       break;
     used += 3.0 * span;
-    maxSpan = selectiveSpan = span;
+    spans.maxSpan = spans.selectiveSpan = span;
   }
-  for (int span = maxSpan + 1; span <= int(limit) + 1; ++span) {
-    if (used + span > affordable)
+  for (int span = spans.maxSpan + 1; span <= int(limit) + 1; ++span) {
+    if (used + span > spans.affordable)
       break;
     used += span;
-    maxSpan = span;
+    spans.maxSpan = span;
   }
-  // Fewer simulations than this measure too little to be worth the work.
-  if (affordable < kMinSimulations || analysis.boundaries.empty()) {
-    attempt.message = analysis.boundaries.empty()
-                          ? "the forward part has no block boundaries"
-                          : "the graph is too large for the block "
-                            "measurements within the work limit (" +
-                                std::to_string(workSteps) + " steps)";
-    return attempt;
-  }
-  std::vector<Boundary> boundaries = thinBoundaries(analysis, limit);
-  BlockMeasurer measurer(analysis, boundaries);
-  int count = int(boundaries.size());
-  // measured[(from + 1) * (count + 2) + (to + 1)][option]
-  size_t width = size_t(count + 2);
-  std::vector<std::array<Measured, kNumOptions>> measured(width * width);
-  auto at = [&](int from, int to) -> std::array<Measured, kNumOptions> & {
-    return measured[size_t(from + 1) * width + size_t(to + 1)];
+  return spans;
+}
+
+/// One analysis's measurements, its plans by the segment program, and the
+/// schedules they lead to.
+class BlockSearch {
+public:
+  BlockSearch(const BlockAnalysis &analysis, std::vector<Boundary> chosen,
+              const SolverOptions &options,
+              std::optional<Clock::time_point> deadline, bool &timedOut);
+
+  /// Measures every block up to the spans, shorter blocks first, so that a
+  /// run cut short by the time limit still has the fine-grained ones.
+  void measure(const SpanLimits &spans);
+  /// The plan at the budget; where the estimate was off and it overshoots,
+  /// again with the target lowered by the overshoot.
+  void tryPlanAtBudget();
+  /// Below what a plan reaches by itself (checkpoints kept until their
+  /// backward hold memory at the step's widest point, e.g. a language
+  /// model's logits): plans for looser targets, and the plan that drops
+  /// every block and keeps every boundary, with the schedule builder
+  /// evicting under the budget what the plan keeps (recomputed where read
+  /// again).
+  void tryLoosePlansWithEviction();
+
+  SolverResult takeBest() { return std::move(best); }
+
+private:
+  /// The kept boundaries and each block's option.
+  struct Plan {
+    std::vector<int> kept;
+    std::vector<BlockOption> options;
+    bool operator==(const Plan &other) const {
+      return kept == other.kept && options == other.options;
+    }
   };
-  // Shorter blocks first, so that a run cut short by the time limit still
-  // has the fine-grained ones.
-  auto store = [&](BlockOption option) {
-    return [&at, option](int from, int to, const Measured &facts) {
-      Measured &slot = at(from, to)[int(option)];
+
+  std::array<SegmentFacts, kNumOptions> &at(int from, int to) {
+    return measured[size_t(from + 1) * width + size_t(to + 1)];
+  }
+  /// The dynamic program at a target, or nothing when no choice fits it.
+  std::optional<Plan> choosePlan(int64_t target);
+  std::string describe(const Plan &plan, const char *how) const;
+  void consider(Schedule schedule, std::string message);
+
+  const BlockAnalysis &analysis;
+  const RematProblem &problem;
+  std::vector<Boundary> boundaries;
+  BlockMeasurer measurer;
+  const SolverOptions &options;
+  std::optional<Clock::time_point> deadline;
+  bool &timedOut;
+  int count;
+  size_t width;
+  /// measured[(from + 1) * width + (to + 1)][option]
+  std::vector<std::array<SegmentFacts, kNumOptions>> measured;
+  SolverResult best = notApplicable("blocks", "");
+};
+
+BlockSearch::BlockSearch(const BlockAnalysis &analysis,
+                         std::vector<Boundary> chosen,
+                         const SolverOptions &options,
+                         std::optional<Clock::time_point> deadline,
+                         bool &timedOut)
+    : analysis(analysis), problem(analysis.problem),
+      boundaries(std::move(chosen)), measurer(analysis, boundaries),
+      options(options), deadline(deadline), timedOut(timedOut),
+      count(int(boundaries.size())), width(size_t(count + 2)),
+      measured(width * width) {}
+
+void BlockSearch::measure(const SpanLimits &spans) {
+  auto store = [this](BlockOption option) {
+    return [this, option](int from, int to, const SegmentFacts &facts) {
+      SegmentFacts &slot = at(from, to)[int(option)];
       if (!slot.valid)
         slot = facts;
     };
   };
   measurer.measureTiling(1, 0, BlockOption::Keep, store(BlockOption::Keep));
-  for (int span = 1; span <= maxSpan && !timedOut; ++span)
+  for (int span = 1; span <= spans.maxSpan && !timedOut; ++span)
     for (int offset = 0; offset < span && !timedOut; ++offset)
       for (BlockOption option : kOptions) {
         if (option == BlockOption::Keep ||
-            (option != BlockOption::Drop && span > selectiveSpan))
+            (option != BlockOption::Drop && span > spans.selectiveSpan))
           continue;
         if (deadline && Clock::now() > *deadline) {
           timedOut = true;
@@ -560,107 +608,57 @@ Attempt solveOnAnalysis(const BlockAnalysis &analysis,
         }
         measurer.measureTiling(span, offset, option, store(option));
       }
-  // The dynamic program at a target: the kept boundaries and each block's
-  // option, or nothing when no choice fits the target.
-  struct Plan {
-    std::vector<int> kept;
-    std::vector<BlockOption> options;
-  };
-  auto runDp = [&](int64_t target) -> std::optional<Plan> {
-    std::vector<std::vector<State>> states(count + 1);
-    states[0].push_back({0, 0.0, -2, -1, BlockOption::Drop});
-    double bestCost = std::numeric_limits<double>::infinity();
-    int bestFrom = -2, bestState = -1;
-    BlockOption bestOption = BlockOption::Drop;
-    for (int from = -1; from < count; ++from) {
-      std::vector<State> &front = states[from + 1];
-      if (front.empty())
-        continue;
-      std::sort(front.begin(), front.end(), [](const State &a, const State &b) {
-        return a.heldBefore < b.heldBefore ||
-               (a.heldBefore == b.heldBefore && a.cost < b.cost);
-      });
-      std::vector<State> pruned;
-      for (const State &state : front)
-        if (pruned.empty() || state.cost < pruned.back().cost)
-          pruned.push_back(state);
-      if (pruned.size() > kMaxFront) {
-        // Keep an even spread, with both ends.
-        std::vector<State> spread;
-        for (size_t k = 0; k < kMaxFront; ++k)
-          spread.push_back(pruned[k * (pruned.size() - 1) / (kMaxFront - 1)]);
-        pruned = std::move(spread);
-      }
-      front = std::move(pruned);
-      for (int to = from + 1; to <= count; ++to) {
-        int64_t own = measurer.keptBytes(from, to);
-        for (BlockOption option : kOptions) {
-          const Measured &facts = at(from, to)[int(option)];
-          if (!facts.valid)
-            continue;
-          for (size_t s = 0; s < front.size(); ++s) {
-            const State &state = front[s];
-            if (addBytesSaturated(state.heldBefore, facts.liveBytes) > target)
-              continue;
-            double cost = state.cost + facts.cost;
-            if (to == count) {
-              if (cost < bestCost) {
-                bestCost = cost;
-                bestFrom = from;
-                bestState = int(s);
-                bestOption = option;
-              }
-              continue;
-            }
-            int64_t held = addBytesSaturated(
-                addBytesSaturated(state.heldBefore, own), facts.heldInside);
-            states[to + 1].push_back({held, cost, from, int(s), option});
-          }
-        }
-      }
-    }
-    if (bestFrom == -2)
-      return std::nullopt;
-    Plan plan;
-    plan.options.push_back(bestOption);
-    for (int boundary = bestFrom, s = bestState; boundary >= 0;) {
-      plan.kept.push_back(boundary);
-      const State &state = states[boundary + 1][s];
-      plan.options.push_back(state.option);
-      boundary = state.parentBoundary;
-      s = state.parentState;
-    }
-    std::reverse(plan.kept.begin(), plan.kept.end());
-    std::reverse(plan.options.begin(), plan.options.end());
-    return plan;
-  };
-  auto describe = [&](const Plan &plan, const char *how) {
-    int dropped = 0, whole = 0;
-    for (BlockOption option : plan.options) {
-      dropped += option == BlockOption::Drop;
-      whole += option == BlockOption::Keep;
-    }
-    return "keeps " + std::to_string(plan.kept.size()) + " of " +
-           std::to_string(count) + " block boundaries (" +
-           std::to_string(analysis.boundaries.size()) + " found); " +
-           std::to_string(dropped) + " blocks recomputed, " +
-           std::to_string(whole) + " kept, " +
-           std::to_string(int(plan.options.size()) - dropped - whole) +
-           " selective" + how;
-  };
-  auto consider = [&](Schedule schedule, std::string message) {
-    SolverResult candidate =
-        finish(problem, "blocks", std::move(schedule), options,
-               std::move(message));
-    if (isBetterResult(candidate, attempt.best))
-      attempt.best = std::move(candidate);
-  };
+}
 
-  // The plan at the budget; where the estimate was off and it overshoots,
-  // again with the target lowered by the overshoot.
+std::optional<BlockSearch::Plan> BlockSearch::choosePlan(int64_t target) {
+  SegmentProgram program;
+  program.boundaryCount = count;
+  program.optionCount = kNumOptions;
+  program.maxFront = kMaxFront;
+  auto measure = [this](int from, int to, int option) {
+    return at(from, to)[option];
+  };
+  program.measure = measure;
+  auto keptBytes = [this](int from, int to) {
+    return measurer.keptBytes(from, to);
+  };
+  program.keptBytes = keptBytes;
+  std::optional<SegmentChoice> choice = chooseSegments(program, target);
+  if (!choice)
+    return std::nullopt;
+  Plan plan;
+  plan.kept = std::move(choice->kept);
+  for (int option : choice->options)
+    plan.options.push_back(kOptions[option]);
+  return plan;
+}
+
+std::string BlockSearch::describe(const Plan &plan, const char *how) const {
+  int dropped = 0, whole = 0;
+  for (BlockOption option : plan.options) {
+    dropped += option == BlockOption::Drop;
+    whole += option == BlockOption::Keep;
+  }
+  return "keeps " + std::to_string(plan.kept.size()) + " of " +
+         std::to_string(count) + " block boundaries (" +
+         std::to_string(analysis.boundaries.size()) + " found); " +
+         std::to_string(dropped) + " blocks recomputed, " +
+         std::to_string(whole) + " kept, " +
+         std::to_string(int(plan.options.size()) - dropped - whole) +
+         " selective" + how;
+}
+
+void BlockSearch::consider(Schedule schedule, std::string message) {
+  SolverResult candidate = finish(problem, "blocks", std::move(schedule),
+                                  options, std::move(message));
+  if (isBetterResult(candidate, best))
+    best = std::move(candidate);
+}
+
+void BlockSearch::tryPlanAtBudget() {
   int64_t target = options.budgetBytes;
   for (int round = 0; round < 4; ++round) {
-    std::optional<Plan> plan = runDp(target);
+    std::optional<Plan> plan = choosePlan(target);
     if (!plan)
       break;
     Schedule schedule =
@@ -673,11 +671,9 @@ Attempt solveOnAnalysis(const BlockAnalysis &analysis,
       break;
     target -= simulation.peakBytes - options.budgetBytes;
   }
-  // Below what a plan reaches by itself (checkpoints kept until their
-  // backward hold memory at the step's widest point, e.g. a language
-  // model's logits): plans for looser targets, and the plan that drops every
-  // block and keeps every boundary, with the schedule builder evicting
-  // under the budget what the plan keeps (recomputed where read again).
+}
+
+void BlockSearch::tryLoosePlansWithEviction() {
   std::vector<Plan> loose;
   // Looser targets saturate at the int64 range (a budget of any size).
   auto loosen = [&](double factor) {
@@ -686,9 +682,8 @@ Attempt solveOnAnalysis(const BlockAnalysis &analysis,
                             : int64_t(target);
   };
   for (double factor : {1.0, 1.05, 1.15, 1.4})
-    if (std::optional<Plan> plan = runDp(loosen(factor)))
-      if (loose.empty() || plan->kept != loose.back().kept ||
-          plan->options != loose.back().options)
+    if (std::optional<Plan> plan = choosePlan(loosen(factor)))
+      if (loose.empty() || !(*plan == loose.back()))
         loose.push_back(std::move(*plan));
   Plan everything;
   for (int boundary = 0; boundary < count; ++boundary)
@@ -716,6 +711,33 @@ Attempt solveOnAnalysis(const BlockAnalysis &analysis,
                                                    "budget"));
     }
   }
+}
+
+Attempt solveOnAnalysis(const BlockAnalysis &analysis,
+                        const SolverOptions &options, int64_t workSteps,
+                        std::optional<Clock::time_point> deadline,
+                        bool &timedOut) {
+  Attempt attempt;
+  size_t limit = std::min(analysis.boundaries.size(), kMaxBoundaries);
+  SpanLimits spans =
+      chooseSpans(analysis.problem.nodes.size(), workSteps, limit);
+  if (analysis.boundaries.empty()) {
+    attempt.message = "the forward part has no block boundaries";
+    return attempt;
+  }
+  // Fewer simulations than this measure too little to be worth the work.
+  if (spans.affordable < kMinSimulations) {
+    attempt.message = "the graph is too large for the block measurements "
+                      "within the work limit (" +
+                      std::to_string(workSteps) + " steps)";
+    return attempt;
+  }
+  BlockSearch search(analysis, thinBoundaries(analysis, limit), options,
+                     deadline, timedOut);
+  search.measure(spans);
+  search.tryPlanAtBudget();
+  search.tryLoosePlansWithEviction();
+  attempt.best = search.takeBest();
   if (!attempt.best.hasSchedule())
     attempt.message = "no choice of blocks fits the budget";
   return attempt;

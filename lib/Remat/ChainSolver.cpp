@@ -18,15 +18,17 @@
 // their own backward. So the peak of a choice a_1 < ... < a_m is
 //   max over its super-segments (a, b) of  kept(before a) + M(a, b),
 // where M(a, b) is measured once by simulate() on the schedule that keeps
-// only a and b. The DP walks the cut values in order, keeping per value the
-// Pareto front of (bytes kept before it, recomputation cost so far). The
-// final schedule is simulated like every other.
+// only a and b. The DP (SegmentChoice.h, which `blocks` runs too) walks the
+// cut values in order, keeping per value the whole Pareto front of (bytes
+// kept before it, recomputation cost so far). The final schedule is
+// simulated like every other.
 //
 //===----------------------------------------------------------------------===//
 
 #include "remat/Remat/Solvers.h"
 
 #include "ScheduleBuilder.h"
+#include "SegmentChoice.h"
 #include "SolverSupport.h"
 
 #include "llvm/ADT/STLExtras.h"
@@ -39,12 +41,6 @@ using namespace mlir::remat;
 namespace {
 
 constexpr size_t kMaxCuts = 160;
-
-/// One pair of consecutive checkpoints, measured.
-struct SegmentFacts {
-  int64_t liveBytes = 0; ///< M(a, b)
-  double recomputeCost = 0.0;
-};
 
 /// Measures the super-segments of a chain for the DP.
 class ChainMeasurer {
@@ -102,10 +98,9 @@ SegmentFacts ChainMeasurer::measure(int from, int to, bool dropLast) const {
   Schedule schedule = build(kept, dropLast && to >= int(cuts.size()));
   Simulation simulation = simulate(problem, schedule);
   SegmentFacts facts;
-  if (!simulation.valid) {
-    facts.liveBytes = std::numeric_limits<int64_t>::max() / 4;
+  if (!simulation.valid)
     return facts;
-  }
+  facts.valid = true;
   NodeId first = firstNodeAfter(from), last = lastNodeOf(to);
   auto isForward = [&](NodeId id) {
     return problem.nodes[id].phase == NodePhase::Forward;
@@ -129,7 +124,7 @@ SegmentFacts ChainMeasurer::measure(int from, int to, bool dropLast) const {
         forwardBegin = int64_t(p);
       forwardEnd = int64_t(p);
     } else if (!firstTime && isForward(id) && id >= first && id <= last) {
-      facts.recomputeCost += problem.nodes[id].cost;
+      facts.cost += problem.nodes[id].cost;
     }
   }
   auto firstReadBefore = [&](NodeId threshold) {
@@ -148,27 +143,12 @@ SegmentFacts ChainMeasurer::measure(int from, int to, bool dropLast) const {
   int64_t backwardEnd =
       from < 0 ? int64_t(schedule.steps.size()) : firstReadBefore(cuts[from]);
   auto maxOver = [&](int64_t begin, int64_t end) {
-    int64_t most = 0;
-    for (int64_t p = std::max<int64_t>(begin, 0);
-         p < end && p < int64_t(simulation.liveBytes.size()); ++p)
-      most = std::max(most, simulation.liveBytes[p]);
-    return most;
+    return getMaxLiveBytes(simulation, begin, end);
   };
   facts.liveBytes = std::max(maxOver(forwardBegin, forwardEnd + 1),
                              maxOver(backwardBegin, backwardEnd));
   return facts;
 }
-
-namespace {
-/// A DP state at a cut: bytes kept before it, cost so far, and where it
-/// came from.
-struct ChainState {
-  int64_t keptBefore;
-  double cost;
-  int parentCut;
-  int parentState;
-};
-} // namespace
 
 SolverResult mlir::remat::solveChain(const RematProblem &problem,
                                      const SolverOptions &options) {
@@ -216,73 +196,33 @@ SolverResult mlir::remat::solveChain(const RematProblem &problem,
     return bytes;
   };
 
-  // states[c + 1]: the Pareto front at boundary c (-1 is the start).
-  std::vector<std::vector<ChainState>> states(count + 1);
-  states[0].push_back({0, 0.0, -2, -1});
-  double bestCost = std::numeric_limits<double>::infinity();
-  int bestCut = -2, bestState = -1;
-  bool bestDropsLast = false;
-  for (int from = -1; from < count; ++from) {
-    std::vector<ChainState> &front = states[from + 1];
-    if (front.empty())
-      continue;
-    // Keep the Pareto front: fewer kept bytes or lower cost.
-    std::sort(front.begin(), front.end(), [](const auto &a, const auto &b) {
-      return a.keptBefore < b.keptBefore ||
-             (a.keptBefore == b.keptBefore && a.cost < b.cost);
-    });
-    std::vector<ChainState> pruned;
-    for (const ChainState &state : front)
-      if (pruned.empty() || state.cost < pruned.back().cost)
-        pruned.push_back(state);
-    front = std::move(pruned);
-    int64_t ownBytes = from < 0 ? 0 : cutBytes(from);
-    for (int to = from + 1; to < count; ++to) {
-      SegmentFacts facts = measurer.measure(from, to);
-      for (size_t s = 0; s < front.size(); ++s) {
-        const ChainState &state = front[s];
-        if (addBytesSaturated(state.keptBefore, facts.liveBytes) <=
-            options.budgetBytes)
-          states[to + 1].push_back(
-              {addBytesSaturated(state.keptBefore, ownBytes),
-               state.cost + facts.recomputeCost, from, int(s)});
-      }
-    }
-    // The last segment: run once and kept, or dropped and recomputed like
-    // the others (as torch.utils.checkpoint does with every segment).
-    for (bool dropLast : {false, true}) {
-      SegmentFacts facts = measurer.measure(from, count, dropLast);
-      for (size_t s = 0; s < front.size(); ++s) {
-        const ChainState &state = front[s];
-        double cost = state.cost + facts.recomputeCost;
-        if (addBytesSaturated(state.keptBefore, facts.liveBytes) <=
-                options.budgetBytes &&
-            cost < bestCost) {
-          bestCost = cost;
-          bestCut = from;
-          bestState = int(s);
-          bestDropsLast = dropLast;
-        }
-      }
-    }
-  }
-  if (bestCut == -2)
+  // Segments between kept cuts are dropped and recomputed; the last one
+  // either runs once and is kept, or is dropped like the others (as
+  // torch.utils.checkpoint does with every segment).
+  enum SegmentOption { LastRunsOnce, Dropped };
+  SegmentProgram program;
+  program.boundaryCount = count;
+  program.optionCount = 2;
+  auto measure = [&](int from, int to, int option) {
+    if (option == LastRunsOnce && to < count)
+      return SegmentFacts();
+    return measurer.measure(from, to, option == Dropped);
+  };
+  program.measure = measure;
+  auto keptBytes = [&](int from, int) { return cutBytes(from); };
+  program.keptBytes = keptBytes;
+  std::optional<SegmentChoice> choice =
+      chooseSegments(program, options.budgetBytes);
+  if (!choice)
     return finish(problem, "chain", measurer.build({}), options,
                   "no choice of checkpoints fits the budget; the schedule "
                   "that keeps none");
-  std::vector<int> kept;
-  for (int cut = bestCut, s = bestState; cut >= 0;) {
-    kept.push_back(cut);
-    const ChainState &state = states[cut + 1][s];
-    cut = state.parentCut;
-    s = state.parentState;
-  }
-  std::reverse(kept.begin(), kept.end());
-  SolverResult result = finish(problem, "chain",
-                               measurer.build(kept, bestDropsLast), options,
-                               "keeps " + std::to_string(kept.size()) +
-                                   " of " + std::to_string(count) +
-                                   " cut values");
+  const std::vector<int> &kept = choice->kept;
+  bool dropsLast = choice->options.back() == Dropped;
+  SolverResult result =
+      finish(problem, "chain", measurer.build(kept, dropsLast), options,
+             "keeps " + std::to_string(kept.size()) + " of " +
+                 std::to_string(count) + " cut values");
   if (result.status == SolveStatus::Feasible)
     result.status = SolveStatus::Optimal;
   return result;

@@ -92,6 +92,15 @@ std::vector<bool> mlir::remat::getMarkedDiscards(const RematProblem &problem) {
   return discarded;
 }
 
+int64_t mlir::remat::getMaxLiveBytes(const Simulation &simulation,
+                                     int64_t begin, int64_t end) {
+  int64_t most = 0;
+  int64_t stop = std::min<int64_t>(end, int64_t(simulation.liveBytes.size()));
+  for (int64_t p = std::max<int64_t>(begin, 0); p < stop; ++p)
+    most = std::max(most, simulation.liveBytes[p]);
+  return most;
+}
+
 /// Builds the schedule that drops `discarded` values after their phase.
 Schedule mlir::remat::buildWithDiscards(const RematProblem &problem,
                            const std::vector<bool> &discarded) {

@@ -44,6 +44,12 @@ getDeadline(std::chrono::steady_clock::time_point start, double seconds);
 int64_t getPackedBytes(const RematProblem &problem,
                        const Simulation &simulation);
 
+/// The largest live bytes of `simulation` over steps [begin, end), clamped
+/// to its steps (0 over none). The checkpoint solvers' windows tile the
+/// schedule, so scanning each is linear in all.
+int64_t getMaxLiveBytes(const Simulation &simulation, int64_t begin,
+                        int64_t end);
+
 /// The values the marks say to drop: results of `recompute` nodes.
 std::vector<bool> getMarkedDiscards(const RematProblem &problem);
 
