@@ -140,100 +140,130 @@ Schedule mlir::remat::getStartingSchedule(const RematProblem &problem) {
   return schedule;
 }
 
-Simulation mlir::remat::simulate(const RematProblem &problem,
-                                 const Schedule &schedule) {
+namespace {
+
+/// Runs a schedule over a problem, step by step, into a Simulation.
+class Simulator {
+public:
+  Simulator(const RematProblem &problem, const Schedule &schedule)
+      : problem(problem), steps(schedule.steps),
+        numSteps(int64_t(schedule.steps.size())) {}
+
+  Simulation run();
+
+private:
+  /// Lays out one slot per (step, result) instance; false on an unknown node.
+  bool layOutSlots();
+  /// Checks and records what step `step` reads and writes.
+  bool runStep(int64_t step);
+  bool checkStateReads(int64_t step, const RematNode &node);
+  bool readOperands(int64_t step, const RematNode &node);
+  /// A returned view keeps the instance of its owner it was made from (the
+  /// first instance of the view is returned) to the end.
+  void extendReturnedViews();
+  void collectBuffers();
+  bool fail(std::string error) {
+    result.error = std::move(error);
+    return false;
+  }
+  static size_t indexOfResult(const RematNode &node, ValueId value) {
+    return std::find(node.results.begin(), node.results.end(), value) -
+           node.results.begin();
+  }
+
+  const RematProblem &problem;
+  const std::vector<NodeId> &steps;
+  int64_t numSteps;
   Simulation result;
+  /// The instance (step index) of each node currently read by its
+  /// consumers, and its first.
+  std::vector<int64_t> latest, first;
+  /// The (step, result) instances, flat: step s's results are the slots
+  /// [slotBegin[s], slotBegin[s + 1]) (one allocation, not one per step).
+  std::vector<int64_t> slotBegin;
+  /// Last step reading each instance.
+  std::vector<int64_t> lastRead;
+  /// The step that wrote each state, -1 before its update.
+  std::vector<int64_t> stateWritten;
+  /// For each instance of a view: the instance of its owner it was made
+  /// from.
+  std::vector<int64_t> viewMadeFrom;
+};
+
+} // namespace
+
+bool Simulator::layOutSlots() {
   size_t numNodes = problem.nodes.size();
-  int64_t numSteps = schedule.steps.size();
-  result.runs.assign(numNodes, 0);
-  // The instance (step index) of each node currently read by its consumers.
-  std::vector<int64_t> latest(numNodes, -1), first(numNodes, -1);
-  // The (step, result) instances, flat: step s's results are the slots
-  // [slotBegin[s], slotBegin[s + 1]) (one allocation, not one per step).
-  std::vector<int64_t> slotBegin(numSteps + 1, 0);
+  slotBegin.assign(numSteps + 1, 0);
   for (int64_t step = 0; step < numSteps; ++step) {
-    NodeId id = schedule.steps[step];
-    if (id < 0 || static_cast<size_t>(id) >= numNodes) {
-      result.error = "step " + std::to_string(step) + " runs unknown node " +
-                     std::to_string(id);
-      return result;
-    }
+    NodeId id = steps[step];
+    if (id < 0 || static_cast<size_t>(id) >= numNodes)
+      return fail("step " + std::to_string(step) + " runs unknown node " +
+                  std::to_string(id));
     slotBegin[step + 1] = slotBegin[step] + problem.nodes[id].results.size();
   }
-  // Last step reading each instance.
-  std::vector<int64_t> lastRead(slotBegin[numSteps], -1);
-  // The step that wrote each state, -1 before its update.
-  std::vector<int64_t> stateWritten(problem.stateNames.size(), -1);
-  // For each instance of a view: the instance of its owner it was made from.
-  std::vector<int64_t> viewMadeFrom(slotBegin[numSteps], -1);
+  lastRead.assign(slotBegin[numSteps], -1);
+  viewMadeFrom.assign(slotBegin[numSteps], -1);
+  return true;
+}
 
-  for (int64_t step = 0; step < numSteps; ++step) {
-    NodeId id = schedule.steps[step];
-    const RematNode &node = problem.nodes[id];
-    for (int32_t state : node.stateReads)
-      if (stateWritten[state] >= 0) {
-        result.error = "step " + std::to_string(step) + " runs '" +
-                       node.name + "', which reads '" +
-                       problem.stateNames[state] + "' after step " +
-                       std::to_string(stateWritten[state]) +
-                       " wrote its new value";
-        return result;
-      }
-    for (ValueId operand : node.operands) {
-      const RematValue &value = problem.values[operand];
-      int64_t instance = latest[value.producer];
-      if (instance < 0) {
-        result.error = "step " + std::to_string(step) + " runs '" +
-                       node.name + "' before '" +
-                       problem.nodes[value.producer].name +
-                       "', which it reads";
-        return result;
-      }
-      const RematNode &producer = problem.nodes[value.producer];
-      size_t index = std::find(producer.results.begin(),
-                               producer.results.end(), operand) -
-                     producer.results.begin();
-      lastRead[slotBegin[instance] + index] = step;
-      if (value.viewOf >= 0 &&
-          viewMadeFrom[slotBegin[instance] + index] !=
-              latest[problem.values[value.viewOf].producer]) {
-        result.error = "step " + std::to_string(step) + " runs '" +
-                       node.name + "', which reads a view made from an "
-                       "earlier instance of '" +
-                       problem.nodes[problem.values[value.viewOf].producer]
-                           .name + "'";
-        return result;
-      }
-    }
-    if (++result.runs[id] > 1 && !node.recomputable) {
-      result.error = "'" + node.name + "' runs twice but may not be recomputed";
-      return result;
-    }
-    for (size_t index = 0; index < node.results.size(); ++index) {
-      lastRead[slotBegin[step] + index] = step;
-      ValueId owner = problem.values[node.results[index]].viewOf;
-      viewMadeFrom[slotBegin[step] + index] =
-          owner >= 0 ? latest[problem.values[owner].producer] : -1;
-    }
-    for (int32_t state : node.stateWrites)
-      stateWritten[state] = step;
-    latest[id] = step;
-    if (first[id] < 0)
-      first[id] = step;
-    result.cost += node.cost;
-  }
-  for (size_t id = 0; id < numNodes; ++id) {
-    if (result.runs[id] == 0) {
-      result.error = "'" + problem.nodes[id].name + "' never runs";
-      return result;
-    }
-  }
+bool Simulator::checkStateReads(int64_t step, const RematNode &node) {
+  for (int32_t state : node.stateReads)
+    if (stateWritten[state] >= 0)
+      return fail("step " + std::to_string(step) + " runs '" + node.name +
+                  "', which reads '" + problem.stateNames[state] +
+                  "' after step " + std::to_string(stateWritten[state]) +
+                  " wrote its new value");
+  return true;
+}
 
-  // A returned view keeps the instance of its owner it was made from (the
-  // first instance of the view is returned) to the end.
+bool Simulator::readOperands(int64_t step, const RematNode &node) {
+  for (ValueId operand : node.operands) {
+    const RematValue &value = problem.values[operand];
+    int64_t instance = latest[value.producer];
+    if (instance < 0)
+      return fail("step " + std::to_string(step) + " runs '" + node.name +
+                  "' before '" + problem.nodes[value.producer].name +
+                  "', which it reads");
+    size_t slot = slotBegin[instance] +
+                  indexOfResult(problem.nodes[value.producer], operand);
+    lastRead[slot] = step;
+    if (value.viewOf >= 0 &&
+        viewMadeFrom[slot] != latest[problem.values[value.viewOf].producer])
+      return fail("step " + std::to_string(step) + " runs '" + node.name +
+                  "', which reads a view made from an earlier instance of '" +
+                  problem.nodes[problem.values[value.viewOf].producer].name +
+                  "'");
+  }
+  return true;
+}
+
+bool Simulator::runStep(int64_t step) {
+  NodeId id = steps[step];
+  const RematNode &node = problem.nodes[id];
+  if (!checkStateReads(step, node) || !readOperands(step, node))
+    return false;
+  if (++result.runs[id] > 1 && !node.recomputable)
+    return fail("'" + node.name + "' runs twice but may not be recomputed");
+  for (size_t index = 0; index < node.results.size(); ++index) {
+    lastRead[slotBegin[step] + index] = step;
+    ValueId owner = problem.values[node.results[index]].viewOf;
+    viewMadeFrom[slotBegin[step] + index] =
+        owner >= 0 ? latest[problem.values[owner].producer] : -1;
+  }
+  for (int32_t state : node.stateWrites)
+    stateWritten[state] = step;
+  latest[id] = step;
+  if (first[id] < 0)
+    first[id] = step;
+  result.cost += node.cost;
+  return true;
+}
+
+void Simulator::extendReturnedViews() {
   for (int64_t step = 0; step < numSteps; ++step) {
-    const RematNode &node = problem.nodes[schedule.steps[step]];
-    if (first[schedule.steps[step]] != step)
+    const RematNode &node = problem.nodes[steps[step]];
+    if (first[steps[step]] != step)
       continue;
     for (size_t index = 0; index < node.results.size(); ++index) {
       const RematValue &value = problem.values[node.results[index]];
@@ -242,17 +272,18 @@ Simulation mlir::remat::simulate(const RematProblem &problem,
       int64_t instance = viewMadeFrom[slotBegin[step] + index];
       const RematNode &owner =
           problem.nodes[problem.values[value.viewOf].producer];
-      size_t ownerIndex = std::find(owner.results.begin(), owner.results.end(),
-                                    value.viewOf) -
-                          owner.results.begin();
-      lastRead[slotBegin[instance] + ownerIndex] = numSteps - 1;
+      lastRead[slotBegin[instance] + indexOfResult(owner, value.viewOf)] =
+          numSteps - 1;
     }
   }
+}
+
+void Simulator::collectBuffers() {
   result.buffers.reserve(lastRead.size());
   result.alignments.reserve(lastRead.size());
   for (int64_t step = 0; step < numSteps; ++step) {
-    const RematNode &node = problem.nodes[schedule.steps[step]];
-    bool isFirst = first[schedule.steps[step]] == step;
+    const RematNode &node = problem.nodes[steps[step]];
+    bool isFirst = first[steps[step]] == step;
     for (size_t index = 0; index < node.results.size(); ++index) {
       const RematValue &value = problem.values[node.results[index]];
       int64_t last = lastRead[slotBegin[step] + index];
@@ -263,25 +294,49 @@ Simulation mlir::remat::simulate(const RematProblem &problem,
     }
   }
   for (int64_t step = 0; step < numSteps; ++step) {
-    int64_t workspace = problem.nodes[schedule.steps[step]].workspaceBytes;
+    int64_t workspace = problem.nodes[steps[step]].workspaceBytes;
     if (workspace <= 0)
       continue;
     result.buffers.push_back({workspace, step, step});
     result.alignments.push_back(256);
   }
+}
+
+Simulation Simulator::run() {
+  size_t numNodes = problem.nodes.size();
+  result.runs.assign(numNodes, 0);
+  latest.assign(numNodes, -1);
+  first.assign(numNodes, -1);
+  stateWritten.assign(problem.stateNames.size(), -1);
+  if (!layOutSlots())
+    return std::move(result);
+  for (int64_t step = 0; step < numSteps; ++step)
+    if (!runStep(step))
+      return std::move(result);
+  for (size_t id = 0; id < numNodes; ++id)
+    if (result.runs[id] == 0) {
+      fail("'" + problem.nodes[id].name + "' never runs");
+      return std::move(result);
+    }
+  extendReturnedViews();
+  collectBuffers();
   LiveProfile profile =
       computeLiveProfile(problem.argumentBytes, result.buffers, numSteps);
   if (profile.overflows()) {
     result.overflowStep = profile.overflowStep;
-    result.error = "the bytes live at step " +
-                   std::to_string(profile.overflowStep) + " ('" +
-                   problem.nodes[schedule.steps[profile.overflowStep]].name +
-                   "') exceed the int64 range";
-    return result;
+    fail("the bytes live at step " + std::to_string(profile.overflowStep) +
+         " ('" + problem.nodes[steps[profile.overflowStep]].name +
+         "') exceed the int64 range");
+    return std::move(result);
   }
   result.liveBytes = std::move(profile.liveBytes);
   result.peakBytes = profile.peakBytes;
   result.peakStep = profile.peakStep;
   result.valid = true;
-  return result;
+  return std::move(result);
+}
+
+Simulation mlir::remat::simulate(const RematProblem &problem,
+                                 const Schedule &schedule) {
+  return Simulator(problem, schedule).run();
 }
