@@ -58,13 +58,15 @@ struct SparseMilp {
     return column;
   }
 
-  void addRow(const std::vector<int> &cols, const std::vector<double> &coefs,
-              char sense, double rhs) {
-    int row = int(rowLower.size());
+  /// Adds `coef` times column `col` to the row being written.
+  void term(int col, double coef) {
+    entries.push_back({col, int(rowLower.size()), coef});
+  }
+  /// Ends the row being written: its terms `sense` ('L' <=, 'G' >=, 'E' =)
+  /// `rhs`.
+  void row(char sense, double rhs) {
     rowLower.push_back(sense == 'L' ? -DBL_MAX : rhs);
     rowUpper.push_back(sense == 'G' ? DBL_MAX : rhs);
-    for (size_t i = 0; i < cols.size(); ++i)
-      entries.push_back({cols[i], row, coefs[i]});
   }
 
   void load(Cbc_Model *model) {
@@ -104,6 +106,18 @@ public:
   Schedule decode(const double *solution) const;
 
 private:
+  void addColumns(SparseMilp &milp) const;
+  /// Stage t's rows on what runs and stays resident.
+  void addOrderRows(SparseMilp &milp, int t) const;
+  /// Stage t's FREE columns and their hazard rows; per node k of the stage,
+  /// the (column, bytes) freed right after it.
+  std::vector<std::vector<std::pair<int, double>>>
+  addFreeColumns(SparseMilp &milp, int t);
+  /// Stage t's memory rows: U[t][k] after node k runs, within the budget.
+  void addMemoryRows(
+      SparseMilp &milp, int t,
+      const std::vector<std::vector<std::pair<int, double>>> &freedAfter) const;
+
   int r(int t, int i) const { return t * (t + 1) / 2 + i; }
   int s(int t, int i) const { return sBase + (t - 1) * t / 2 + i; }
   int u(int t, int k) const { return uBase + t * (t + 1) / 2 + k; }
@@ -194,7 +208,7 @@ StageModel::StageModel(const RematProblem &problem, int64_t budgetBytes)
               once[k] = true;
 }
 
-void StageModel::build(SparseMilp &milp) {
+void StageModel::addColumns(SparseMilp &milp) const {
   // Columns: R[t][i] (i <= t), S[t][i] (i < t), U[t][k] (k <= t), then
   // FREE[t][i][k] as the rows need them.
   for (int t = 0; t < n; ++t)
@@ -212,111 +226,117 @@ void StageModel::build(SparseMilp &milp) {
   for (int t = 0; t < n; ++t)
     for (int k = 0; k <= t; ++k)
       milp.addColumn(0, budget, 0.0, false);
+}
 
-  std::vector<int> cols;
-  std::vector<double> coefs;
-  auto row = [&](char sense, double rhs) {
-    milp.addRow(cols, coefs, sense, rhs);
-    cols.clear();
-    coefs.clear();
-  };
-  auto term = [&](int col, double coef) {
-    cols.push_back(col);
-    coefs.push_back(coef);
-  };
-
-  for (int t = 0; t < n; ++t) {
-    // Operands are computed earlier in the stage or resident.
-    for (int k = 0; k <= t; ++k)
-      for (int j : deps[k]) {
-        term(r(t, k), 1);
-        term(r(t, j), -1);
-        if (j < t)
-          term(s(t, j), -1);
-        row('L', 0);
-      }
-    // A value is resident in the next stage only if it is now.
-    if (t + 1 < n)
-      for (int i = 0; i <= t; ++i) {
-        term(s(t + 1, i), 1);
-        term(r(t, i), -1);
-        if (i < t)
-          term(s(t, i), -1);
-        row('L', 0);
-      }
-    // A view is made again whenever its owner is: a view read in a stage
-    // must come from the owner's instance of that stage.
-    for (int i = 0; i < t; ++i)
-      if (int owner = viewOwner[i]; owner >= 0) {
-        term(r(t, owner), 1);
-        term(r(t, i), -1);
-        row('L', 0);
-      }
-    // Recomputing a resident value is never useful.
-    for (int i = 0; i < t; ++i) {
-      term(r(t, i), 1);
-      term(s(t, i), 1);
-      row('L', 1);
+void StageModel::addOrderRows(SparseMilp &milp, int t) const {
+  // Operands are computed earlier in the stage or resident.
+  for (int k = 0; k <= t; ++k)
+    for (int j : deps[k]) {
+      milp.term(r(t, k), 1);
+      milp.term(r(t, j), -1);
+      if (j < t)
+        milp.term(s(t, j), -1);
+      milp.row('L', 0);
     }
-    // Memory after computing node k of the stage, before its frees.
-    std::vector<std::vector<std::pair<int, double>>> freedAfter(t + 1);
+  // A value is resident in the next stage only if it is now.
+  if (t + 1 < n)
     for (int i = 0; i <= t; ++i) {
-      std::vector<int> points{i};
+      milp.term(s(t + 1, i), 1);
+      milp.term(r(t, i), -1);
+      if (i < t)
+        milp.term(s(t, i), -1);
+      milp.row('L', 0);
+    }
+  // A view is made again whenever its owner is: a view read in a stage
+  // must come from the owner's instance of that stage.
+  for (int i = 0; i < t; ++i)
+    if (int owner = viewOwner[i]; owner >= 0) {
+      milp.term(r(t, owner), 1);
+      milp.term(r(t, i), -1);
+      milp.row('L', 0);
+    }
+  // Recomputing a resident value is never useful.
+  for (int i = 0; i < t; ++i) {
+    milp.term(r(t, i), 1);
+    milp.term(s(t, i), 1);
+    milp.row('L', 1);
+  }
+}
+
+std::vector<std::vector<std::pair<int, double>>>
+StageModel::addFreeColumns(SparseMilp &milp, int t) {
+  std::vector<std::vector<std::pair<int, double>>> freedAfter(t + 1);
+  for (int i = 0; i <= t; ++i) {
+    std::vector<int> points{i};
+    for (int user : users[i])
+      if (user <= t)
+        points.push_back(user);
+    for (int k : points) {
+      if (k < i)
+        continue;
+      // FREE[t][i][k]: i dies right after k runs in stage t, exactly when
+      // k runs, i is not kept into the next stage, and no later user of i
+      // runs in this stage (Checkmate's hazard linearization).
+      int free = milp.addColumn(0, 1, 0.0, true);
+      freeColumns.push_back({t, i, k, free});
+      std::vector<int> later;
       for (int user : users[i])
-        if (user <= t)
-          points.push_back(user);
-      for (int k : points) {
-        if (k < i)
-          continue;
-        // FREE[t][i][k]: i dies right after k runs in stage t, exactly when
-        // k runs, i is not kept into the next stage, and no later user of
-        // i runs in this stage (Checkmate's hazard linearization).
-        int free = milp.addColumn(0, 1, 0.0, true);
-        freeColumns.push_back({t, i, k, free});
-        std::vector<int> later;
-        for (int user : users[i])
-          if (user > k && user <= t)
-            later.push_back(user);
-        bool keepTerm = t + 1 < n;
-        double maxHazards = 1 + (keepTerm ? 1 : 0) + double(later.size());
-        for (int pass = 0; pass < 2; ++pass) {
-          term(r(t, k), -1);
-          if (keepTerm)
-            term(s(t + 1, i), 1);
-          for (int user : later)
-            term(r(t, user), 1);
-          term(free, pass == 0 ? 1 : maxHazards);
-          if (pass == 0)
-            row('G', 0);
-          else
-            row('L', maxHazards - 1);
-        }
-        freedAfter[k].push_back({free, memory[i] - outputBytes[i]});
+        if (user > k && user <= t)
+          later.push_back(user);
+      bool keepTerm = t + 1 < n;
+      double maxHazards = 1 + (keepTerm ? 1 : 0) + double(later.size());
+      for (int pass = 0; pass < 2; ++pass) {
+        milp.term(r(t, k), -1);
+        if (keepTerm)
+          milp.term(s(t + 1, i), 1);
+        for (int user : later)
+          milp.term(r(t, user), 1);
+        milp.term(free, pass == 0 ? 1 : maxHazards);
+        if (pass == 0)
+          milp.row('G', 0);
+        else
+          milp.row('L', maxHazards - 1);
       }
+      freedAfter[k].push_back({free, memory[i] - outputBytes[i]});
     }
-    for (int k = 0; k <= t; ++k) {
-      term(u(t, k), 1);
-      term(r(t, k), -memory[k]);
-      if (k == 0) {
-        double returned = 0;
-        for (int i = 0; i < t; ++i) {
-          term(s(t, i), -(memory[i] - outputBytes[i]));
-          returned += outputBytes[i];
-        }
-        row('E', double(problem.argumentBytes) / scale + returned);
-      } else {
-        term(u(t, k - 1), -1);
-        for (auto [free, bytes] : freedAfter[k - 1])
-          term(free, bytes);
-        // A recomputed copy's returned results die right after it.
-        if (outputBytes[k - 1] > 0)
-          term(r(t, k - 1), outputBytes[k - 1]);
-        row('E', 0);
+  }
+  return freedAfter;
+}
+
+void StageModel::addMemoryRows(
+    SparseMilp &milp, int t,
+    const std::vector<std::vector<std::pair<int, double>>> &freedAfter) const {
+  for (int k = 0; k <= t; ++k) {
+    milp.term(u(t, k), 1);
+    milp.term(r(t, k), -memory[k]);
+    if (k == 0) {
+      double returned = 0;
+      for (int i = 0; i < t; ++i) {
+        milp.term(s(t, i), -(memory[i] - outputBytes[i]));
+        returned += outputBytes[i];
       }
-      term(u(t, k), 1);
-      term(r(t, k), workspace[k]);
-      row('L', budget);
+      milp.row('E', double(problem.argumentBytes) / scale + returned);
+    } else {
+      milp.term(u(t, k - 1), -1);
+      for (auto [free, bytes] : freedAfter[k - 1])
+        milp.term(free, bytes);
+      // A recomputed copy's returned results die right after it.
+      if (outputBytes[k - 1] > 0)
+        milp.term(r(t, k - 1), outputBytes[k - 1]);
+      milp.row('E', 0);
     }
+    milp.term(u(t, k), 1);
+    milp.term(r(t, k), workspace[k]);
+    milp.row('L', budget);
+  }
+}
+
+void StageModel::build(SparseMilp &milp) {
+  addColumns(milp);
+  for (int t = 0; t < n; ++t) {
+    addOrderRows(milp, t);
+    // Memory after computing node k of the stage, before its frees.
+    addMemoryRows(milp, t, addFreeColumns(milp, t));
   }
 }
 
