@@ -219,6 +219,8 @@ public:
   std::vector<bool> discards(const std::vector<int> &kept,
                              const std::vector<BlockOption> &options) const;
   int64_t keptBytes(int boundary, int next) const;
+  /// The problem's index, shared by every build of the measurements.
+  const std::shared_ptr<const ScheduleIndex> &getIndex() const { return index; }
 
 private:
   /// Per kept boundary, the step where the backward starts on the blocks
@@ -248,15 +250,17 @@ private:
   const std::vector<NodeId> &forward;
   const std::vector<Boundary> &boundaries;
   std::vector<bool> markedDiscards;
+  std::shared_ptr<const ScheduleIndex> index;
   /// Cost per byte below which the selective options drop a value.
   double halfThreshold = 0.0, mostThreshold = 0.0;
 };
 
 BlockMeasurer::BlockMeasurer(const BlockAnalysis &analysis,
                              const std::vector<Boundary> &boundaries)
-    : analysis(analysis), problem(analysis.problem),
-      forward(analysis.forward), boundaries(boundaries),
-      markedDiscards(getMarkedDiscards(analysis.problem)) {
+    : analysis(analysis), problem(analysis.problem), forward(analysis.forward),
+      boundaries(boundaries),
+      markedDiscards(getMarkedDiscards(analysis.problem)),
+      index(std::make_shared<const ScheduleIndex>(analysis.problem)) {
   std::vector<double> ratios;
   for (NodeId id : forward)
     for (ValueId value : problem.nodes[id].results)
@@ -383,7 +387,7 @@ void BlockMeasurer::measureTiling(int span, int offset, BlockOption option,
     kept.push_back(b);
   std::vector<BlockOption> options(kept.size() + 1, option);
   std::vector<bool> discarded = discards(kept, options);
-  Schedule schedule = buildWithDiscards(problem, discarded);
+  Schedule schedule = buildWithDiscards(problem, discarded, index);
   Simulation simulation = simulate(problem, schedule);
   if (!simulation.valid)
     return;
@@ -662,7 +666,8 @@ void BlockSearch::tryPlanAtBudget() {
     if (!plan)
       break;
     Schedule schedule =
-        buildWithDiscards(problem, measurer.discards(plan->kept, plan->options));
+        buildWithDiscards(problem, measurer.discards(plan->kept, plan->options),
+                          measurer.getIndex());
     Simulation simulation = simulate(problem, schedule);
     if (!simulation.valid)
       break;
@@ -694,7 +699,7 @@ void BlockSearch::tryLoosePlansWithEviction() {
   for (const Plan &plan : loose) {
     std::vector<bool> discarded = measurer.discards(plan.kept, plan.options);
     for (int variant = 0; variant < 3; ++variant) {
-      ScheduleBuilder builder(problem);
+      ScheduleBuilder builder(problem, measurer.getIndex());
       builder.setDiscarded(discarded);
       builder.setBudget(options.budgetBytes,
                         variant == 0 ? EvictionScore::CostPerByteDistance

@@ -47,7 +47,8 @@ class ChainMeasurer {
 public:
   ChainMeasurer(const RematProblem &problem, std::vector<NodeId> forward,
                 std::vector<NodeId> cuts)
-      : problem(problem), forward(std::move(forward)), cuts(std::move(cuts)) {}
+      : problem(problem), forward(std::move(forward)), cuts(std::move(cuts)),
+        index(std::make_shared<const ScheduleIndex>(problem)) {}
 
   /// Boundaries are -1 (the start), 0..L-1 (cut i), L (the end).
   SegmentFacts measure(int from, int to, bool dropLast = false) const;
@@ -66,6 +67,8 @@ private:
   const RematProblem &problem;
   std::vector<NodeId> forward;
   std::vector<NodeId> cuts;
+  /// Shared by every build of the measurements.
+  std::shared_ptr<const ScheduleIndex> index;
 };
 
 } // namespace
@@ -86,7 +89,7 @@ Schedule ChainMeasurer::build(const std::vector<int> &kept,
     for (ValueId result : problem.nodes[id].results)
       discarded[result] = true;
   }
-  return buildWithDiscards(problem, discarded);
+  return buildWithDiscards(problem, discarded, index);
 }
 
 SegmentFacts ChainMeasurer::measure(int from, int to, bool dropLast) const {

@@ -166,10 +166,6 @@ private:
     result.error = std::move(error);
     return false;
   }
-  static size_t indexOfResult(const RematNode &node, ValueId value) {
-    return std::find(node.results.begin(), node.results.end(), value) -
-           node.results.begin();
-  }
 
   const RematProblem &problem;
   const std::vector<NodeId> &steps;
@@ -181,6 +177,8 @@ private:
   /// The (step, result) instances, flat: step s's results are the slots
   /// [slotBegin[s], slotBegin[s + 1]) (one allocation, not one per step).
   std::vector<int64_t> slotBegin;
+  /// Each value's index among its producer's results.
+  std::vector<int32_t> resultIndex;
   /// Last step reading each instance.
   std::vector<int64_t> lastRead;
   /// The step that wrote each state, -1 before its update.
@@ -202,6 +200,10 @@ bool Simulator::layOutSlots() {
                   std::to_string(id));
     slotBegin[step + 1] = slotBegin[step] + problem.nodes[id].results.size();
   }
+  resultIndex.assign(problem.values.size(), 0);
+  for (const RematNode &node : problem.nodes)
+    for (size_t index = 0; index < node.results.size(); ++index)
+      resultIndex[node.results[index]] = int32_t(index);
   lastRead.assign(slotBegin[numSteps], -1);
   viewMadeFrom.assign(slotBegin[numSteps], -1);
   return true;
@@ -225,8 +227,7 @@ bool Simulator::readOperands(int64_t step, const RematNode &node) {
       return fail("step " + std::to_string(step) + " runs '" + node.name +
                   "' before '" + problem.nodes[value.producer].name +
                   "', which it reads");
-    size_t slot = slotBegin[instance] +
-                  indexOfResult(problem.nodes[value.producer], operand);
+    size_t slot = slotBegin[instance] + resultIndex[operand];
     lastRead[slot] = step;
     if (value.viewOf >= 0 &&
         viewMadeFrom[slot] != latest[problem.values[value.viewOf].producer])
@@ -270,10 +271,7 @@ void Simulator::extendReturnedViews() {
       if (!value.isOutput || value.viewOf < 0)
         continue;
       int64_t instance = viewMadeFrom[slotBegin[step] + index];
-      const RematNode &owner =
-          problem.nodes[problem.values[value.viewOf].producer];
-      lastRead[slotBegin[instance] + indexOfResult(owner, value.viewOf)] =
-          numSteps - 1;
+      lastRead[slotBegin[instance] + resultIndex[value.viewOf]] = numSteps - 1;
     }
   }
 }

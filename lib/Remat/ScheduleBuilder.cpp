@@ -31,8 +31,8 @@ static void fillLists(size_t numValues, std::vector<int64_t> &begin,
   forEachPair([&](ValueId value, T item) { items[next[value]++] = item; });
 }
 
-ScheduleBuilder::ListPerValue<int64_t>
-ScheduleBuilder::getReaders(const RematProblem &problem) {
+/// Starting positions of the nodes reading each value, ascending.
+static ListPerValue<int64_t> getReaders(const RematProblem &problem) {
   ListPerValue<int64_t> readers;
   fillLists<int64_t>(
       problem.values.size(), readers.begin, readers.items, [&](auto add) {
@@ -48,8 +48,7 @@ ScheduleBuilder::getReaders(const RematProblem &problem) {
   return readers;
 }
 
-ScheduleBuilder::ListPerValue<ValueId>
-ScheduleBuilder::getViews(const RematProblem &problem) {
+static ListPerValue<ValueId> getViews(const RematProblem &problem) {
   ListPerValue<ValueId> views;
   fillLists<ValueId>(problem.values.size(), views.begin, views.items,
                      [&](auto add) {
@@ -62,19 +61,11 @@ ScheduleBuilder::getViews(const RematProblem &problem) {
   return views;
 }
 
-ScheduleBuilder::ScheduleBuilder(const RematProblem &problem)
-    : problem(problem), reads(getReaders(problem)),
-      readCursor(problem.values.size(), 0), heldFor(problem.values.size()),
+ScheduleIndex::ScheduleIndex(const RematProblem &problem)
+    : reads(getReaders(problem)), viewsOf(getViews(problem)),
       recoverable(problem.values.size(), false),
       recoverableUntil(problem.values.size(),
-                       std::numeric_limits<int64_t>::max()),
-      viewsOf(getViews(problem)),
-      discarded(problem.values.size(), false),
-      resident(problem.values.size(), false),
-      pins(problem.values.size(), 0), firstDone(problem.nodes.size(), false),
-      residentIndex(problem.values.size(), -1),
-      stamps(problem.values.size(), 0), touched(problem.values.size(), false),
-      heldUntil(problem.nodes.size()) {
+                       std::numeric_limits<int64_t>::max()) {
   for (size_t id = 0; id < problem.nodes.size(); ++id) {
     const RematNode &node = problem.nodes[id];
     // A value can always be brought back when its producer may run again
@@ -99,6 +90,23 @@ ScheduleBuilder::ScheduleBuilder(const RematProblem &problem)
   }
 }
 
+ScheduleBuilder::ScheduleBuilder(const RematProblem &problem)
+    : ScheduleBuilder(problem, std::make_shared<const ScheduleIndex>(problem)) {
+}
+
+ScheduleBuilder::ScheduleBuilder(const RematProblem &problem,
+                                 std::shared_ptr<const ScheduleIndex> shared)
+    : problem(problem), index(std::move(shared)), reads(index->reads),
+      viewsOf(index->viewsOf), recoverable(index->recoverable),
+      recoverableUntil(index->recoverableUntil),
+      readCursor(problem.values.size(), 0), heldFor(problem.values.size()),
+      discarded(problem.values.size(), false),
+      resident(problem.values.size(), false), pins(problem.values.size(), 0),
+      firstDone(problem.nodes.size(), false),
+      residentIndex(problem.values.size(), -1),
+      stamps(problem.values.size(), 0), touched(problem.values.size(), false),
+      heldUntil(problem.nodes.size()) {}
+
 void ScheduleBuilder::setDiscarded(const std::vector<bool> &values) {
   discarded = values;
   computeCheckpointHolds();
@@ -109,6 +117,13 @@ void ScheduleBuilder::setDiscarded(const std::vector<bool> &values) {
 /// through other discarded values, may still be recomputed: until the last
 /// read of any such value.
 void ScheduleBuilder::computeCheckpointHolds() {
+  checkpointHold.clear();
+  releaseAt.clear();
+  bool anyCheckpoint = llvm::any_of(problem.nodes, [](const RematNode &node) {
+    return node.policy == NodePolicy::Keep;
+  });
+  if (!anyCheckpoint)
+    return;
   const size_t numValues = problem.values.size();
   // needed[v]: the last node that reads v or a recomputation that needs v.
   std::vector<int64_t> needed(numValues, -1);
@@ -123,7 +138,7 @@ void ScheduleBuilder::computeCheckpointHolds() {
   }
   checkpointHold.assign(numValues, -1);
   releaseAt.assign(problem.nodes.size(), {});
-  for (ValueId value = 0; value < numValues; ++value) {
+  for (ValueId value = 0; size_t(value) < numValues; ++value) {
     const RematValue &info = problem.values[value];
     if (problem.nodes[info.producer].policy != NodePolicy::Keep ||
         needed[value] < 0)

@@ -36,6 +36,7 @@
 #include "llvm/ADT/ArrayRef.h"
 
 #include <chrono>
+#include <memory>
 #include <optional>
 #include <vector>
 
@@ -53,9 +54,41 @@ enum class EvictionScore {
   ChainCostPerByteDistance,
 };
 
+/// A list per value, flat (one allocation for all): value v's list is
+/// items[begin[v], begin[v + 1]).
+template <typename T> struct ListPerValue {
+  std::vector<int64_t> begin;
+  std::vector<T> items;
+  llvm::ArrayRef<T> operator[](ValueId value) const {
+    return llvm::ArrayRef<T>(items).slice(begin[value],
+                                          begin[value + 1] - begin[value]);
+  }
+};
+
+/// What every build of one problem needs to know of it, whatever the
+/// discards, budget and score: made once and shared by the builds of a
+/// solver that runs many (the heuristic's eight, the block solver's).
+struct ScheduleIndex {
+  explicit ScheduleIndex(const RematProblem &problem);
+
+  /// Starting positions of the nodes reading each value, ascending.
+  ListPerValue<int64_t> reads;
+  /// The views of each value that owns bytes.
+  ListPerValue<ValueId> viewsOf;
+  /// Whether a value can be recomputed from the arguments at some point.
+  std::vector<bool> recoverable;
+  /// The last starting position at which a value may be recomputed: its
+  /// producer, or any producer its recomputation may need, reads state that
+  /// is updated there.
+  std::vector<int64_t> recoverableUntil;
+};
+
 class ScheduleBuilder {
 public:
   explicit ScheduleBuilder(const RematProblem &problem);
+  /// A builder that shares `index` (made for `problem`) with others.
+  ScheduleBuilder(const RematProblem &problem,
+                  std::shared_ptr<const ScheduleIndex> index);
 
   /// Values to drop once the phase that defined them is over.
   void setDiscarded(const std::vector<bool> &discarded);
@@ -142,35 +175,16 @@ private:
     }
   };
 
-  /// A list per value, flat (one allocation for all): value v's list is
-  /// items[begin[v], begin[v + 1]).
-  template <typename T>
-  struct ListPerValue {
-    std::vector<int64_t> begin;
-    std::vector<T> items;
-    llvm::ArrayRef<T> operator[](ValueId value) const {
-      return llvm::ArrayRef<T>(items).slice(begin[value],
-                                            begin[value + 1] - begin[value]);
-    }
-  };
-
-  static ListPerValue<int64_t> getReaders(const RematProblem &problem);
-  static ListPerValue<ValueId> getViews(const RematProblem &problem);
-
   const RematProblem &problem;
-  /// Starting positions of the nodes reading each value, ascending.
-  ListPerValue<int64_t> reads;
+  std::shared_ptr<const ScheduleIndex> index;
+  const ListPerValue<int64_t> &reads;
+  const ListPerValue<ValueId> &viewsOf;
+  const std::vector<bool> &recoverable;
+  const std::vector<int64_t> &recoverableUntil;
   std::vector<size_t> readCursor;
   /// Positions where an evicted value will be recomputed from this one: it
   /// must stay until then (a min-heap per value).
   std::vector<std::vector<int64_t>> heldFor;
-  std::vector<bool> recoverable;
-  /// The last starting position at which a value may be recomputed: its
-  /// producer, or any producer its recomputation may need, reads state that
-  /// is updated there.
-  std::vector<int64_t> recoverableUntil;
-  /// The views of each value that owns bytes.
-  ListPerValue<ValueId> viewsOf;
   std::vector<bool> discarded;
   /// Per value of a `keep` node: the last node before which a recomputation
   /// may still read it (-1: none); per node, the checkpoints whose hold

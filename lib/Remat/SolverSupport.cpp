@@ -102,9 +102,13 @@ int64_t mlir::remat::getMaxLiveBytes(const Simulation &simulation,
 }
 
 /// Builds the schedule that drops `discarded` values after their phase.
-Schedule mlir::remat::buildWithDiscards(const RematProblem &problem,
-                           const std::vector<bool> &discarded) {
-  ScheduleBuilder builder(problem);
+Schedule
+mlir::remat::buildWithDiscards(const RematProblem &problem,
+                               const std::vector<bool> &discarded,
+                               std::shared_ptr<const ScheduleIndex> index) {
+  if (!index)
+    index = std::make_shared<const ScheduleIndex>(problem);
+  ScheduleBuilder builder(problem, std::move(index));
   builder.setDiscarded(discarded);
   return builder.build();
 }

@@ -12,6 +12,7 @@
 #include "remat/Remat/Solvers.h"
 
 #include <chrono>
+#include <memory>
 #include <optional>
 #include <string>
 #include <vector>
@@ -53,10 +54,14 @@ int64_t getMaxLiveBytes(const Simulation &simulation, int64_t begin,
 /// The values the marks say to drop: results of `recompute` nodes.
 std::vector<bool> getMarkedDiscards(const RematProblem &problem);
 
+struct ScheduleIndex;
+
 /// The schedule that drops `discarded` values after their last use in
-/// their phase and recomputes them where read.
+/// their phase and recomputes them where read; `index`, where given, is
+/// the problem's, shared with other builds.
 Schedule buildWithDiscards(const RematProblem &problem,
-                           const std::vector<bool> &discarded);
+                           const std::vector<bool> &discarded,
+                           std::shared_ptr<const ScheduleIndex> index = {});
 
 /// The forward nodes (remat.phase), in order.
 std::vector<NodeId> getForwardNodes(const RematProblem &problem);

@@ -9,6 +9,7 @@
 
 #include "remat/Remat/Solvers.h"
 
+#include "HeuristicBuilds.h"
 #include "ScheduleBuilder.h"
 #include "SolverSupport.h"
 
@@ -20,6 +21,7 @@
 #include <cmath>
 #include <cstdlib>
 #include <functional>
+#include <map>
 #include <mutex>
 
 using namespace mlir::remat;
@@ -121,63 +123,6 @@ static void foldSmallestPeak(std::optional<int64_t> &smallest,
     smallest = peak;
 }
 
-SolverResult mlir::remat::solveHeuristic(const RematProblem &problem,
-                                         const SolverOptions &options) {
-  Clock::time_point start = Clock::now();
-  std::optional<Clock::time_point> deadline =
-      getDeadline(start, options.timeLimitSeconds);
-  // Each score gets an equal share of the work limit, once holding an
-  // evicted value's operands (one-step recomputation) and once allowing
-  // chains of recomputation.
-  const EvictionScore scores[] = {EvictionScore::CostPerByteDistance,
-                                  EvictionScore::ChainCostPerByteDistance,
-                                  EvictionScore::CostPerByte,
-                                  EvictionScore::ByteDistance};
-  // Without a work limit, each score still gets a bounded amount of work
-  // (candidate evaluations), so that a solve always ends.
-  constexpr int64_t kDefaultWorkPerScore = 200'000'000;
-  int64_t share =
-      options.workLimit > 0 ? options.workLimit / 8 : kDefaultWorkPerScore;
-  std::vector<bool> discarded = getMarkedDiscards(problem);
-  SolverResult best = notApplicable("heuristic", "no schedule");
-  std::optional<int64_t> smallestPeak;
-  bool timedOut = false;
-  for (int variant = 0; variant < 8; ++variant) {
-    EvictionScore score = scores[variant % 4];
-    ScheduleBuilder builder(problem);
-    builder.setDiscarded(discarded);
-    builder.setBudget(options.budgetBytes, score);
-    builder.setHoldOperands(variant < 4);
-    builder.setLimits(share, deadline);
-    Schedule schedule = builder.build();
-    if (builder.aborted())
-      continue;
-    SolverResult candidate =
-        finish(problem, "heuristic", std::move(schedule), options);
-    timedOut |= builder.ranOutOfTime();
-    foldSmallestPeak(smallestPeak, candidate.smallestPeakBytes);
-    if (isBetterResult(candidate, best))
-      best = std::move(candidate);
-    double elapsed =
-        std::chrono::duration<double>(Clock::now() - start).count();
-    if (options.progress && elapsed > 1.0 && best.hasSchedule())
-      options.progress("heuristic: best peak " +
-                       std::to_string(best.simulation.peakBytes) +
-                       " bytes, cost " + std::to_string(best.simulation.cost) +
-                       " after " + std::to_string(elapsed) + " s");
-    if (builder.ranOutOfTime())
-      break;
-  }
-  if (!best.hasSchedule()) {
-    // Every variant snowballed: fall back to the starting order.
-    best = finish(problem, "heuristic", getStartingSchedule(problem), options);
-    best.message = "every eviction order snowballed; the starting order";
-  }
-  best.noteSmallestPeak(smallestPeak);
-  best.timedOut = timedOut;
-  return best;
-}
-
 namespace {
 /// The best of the candidates, folded in the order of their indices however
 /// they finish: a candidate that finishes early waits for those before it,
@@ -237,36 +182,103 @@ private:
 } // namespace
 
 /// Runs `solvers` (at the same time where `parallel`, as many as there are
-/// threads) and hands each result to `fold` as it finishes.
+/// threads) and hands each result to `fold` as it finishes. The
+/// heuristic's builds, the longest tasks, run first and as tasks of their
+/// own; its result is folded after the solvers'.
 static void runSolvers(llvm::ArrayRef<std::function<SolverResult()>> solvers,
-                       bool parallel, CandidateFold &fold) {
-  auto run = [&](size_t index) { fold.finish(index, solvers[index]()); };
+                       HeuristicBuilds &heuristic, bool parallel,
+                       CandidateFold &fold) {
+  constexpr size_t builds = HeuristicBuilds::kCount;
+  size_t count = builds + solvers.size();
+  auto run = [&](size_t index) {
+    if (index >= builds)
+      fold.finish(index - builds, solvers[index - builds]());
+    else if (heuristic.run(int(index)))
+      fold.finish(solvers.size(), heuristic.takeResult());
+  };
   if (!parallel) {
-    for (size_t index = 0; index < solvers.size(); ++index)
+    for (size_t index = 0; index < count; ++index)
       run(index);
     return;
   }
-  llvm::parallelFor(0, solvers.size(), run);
+  llvm::parallelFor(0, count, run);
+}
+
+struct FixedSchedules::Kept {
+  struct Entry {
+    std::string solver;
+    std::string message;
+    /// Unset where the solver does not apply.
+    std::optional<Schedule> schedule;
+  };
+  std::mutex mutex;
+  std::map<std::string, Entry> entries;
+};
+
+FixedSchedules::FixedSchedules(const RematProblem &problem)
+    : problem(&problem), kept(std::make_unique<Kept>()) {}
+
+FixedSchedules::~FixedSchedules() = default;
+
+SolverResult
+FixedSchedules::get(const RematProblem &problem, const std::string &key,
+                    const SolverOptions &options,
+                    const std::function<SolverResult()> &solveOnce) {
+  if (&problem != this->problem)
+    return solveOnce();
+  std::optional<Kept::Entry> entry;
+  {
+    std::lock_guard<std::mutex> lock(kept->mutex);
+    auto found = kept->entries.find(key);
+    if (found != kept->entries.end())
+      entry = found->second;
+  }
+  if (entry && !entry->schedule)
+    return notApplicable(entry->solver, entry->message);
+  if (entry)
+    return finish(problem, entry->solver, std::move(*entry->schedule), options,
+                  entry->message);
+  SolverResult result = solveOnce();
+  Kept::Entry made{result.solver, result.message, std::nullopt};
+  if (result.hasSchedule())
+    made.schedule = result.schedule;
+  std::lock_guard<std::mutex> lock(kept->mutex);
+  kept->entries.emplace(key, std::move(made));
+  return result;
 }
 
 SolverResult mlir::remat::solveWithoutMilp(const RematProblem &problem,
                                            const SolverOptions &options) {
+  // The solvers whose schedule does not depend on the budget, taken from
+  // options.fixedSchedules where set.
+  auto fixed = [&](std::string key, std::function<SolverResult()> solveOnce) {
+    return [&problem, &options, key = std::move(key),
+            solveOnce = std::move(solveOnce)] {
+      if (!options.fixedSchedules)
+        return solveOnce();
+      return options.fixedSchedules->get(problem, key, options, solveOnce);
+    };
+  };
   // Each candidate is folded in as soon as those before it are, so that
   // only the best ones' schedules and simulations (and the few that finish
   // early) stay in memory (a million-node step).
   std::vector<std::function<SolverResult()>> solvers = {
-      [&] { return solveNone(problem, options); },
-      [&] { return solveMarks(problem, options); },
-      [&] { return solveSqrt(problem, options); }};
+      fixed("none", [&] { return solveNone(problem, options); }),
+      fixed("marks", [&] { return solveMarks(problem, options); }),
+      fixed("sqrt", [&] { return solveSqrt(problem, options); })};
   for (int64_t segments = 2; segments <= 16; ++segments)
     solvers.push_back(
-        [&, segments] { return solveSegments(problem, segments, options); });
-  solvers.push_back([&] { return solveBlockCheckpoints(problem, options); });
+        fixed("segments=" + std::to_string(segments), [&, segments] {
+          return solveSegments(problem, segments, options);
+        }));
+  solvers.push_back(fixed("block-checkpoints", [&] {
+    return solveBlockCheckpoints(problem, options);
+  }));
   solvers.push_back([&] { return solveChain(problem, options); });
   solvers.push_back([&] { return solveBlocks(problem, options); });
-  solvers.push_back([&] { return solveHeuristic(problem, options); });
-  CandidateFold fold(problem, options, solvers.size());
-  runSolvers(solvers, options.parallel, fold);
+  HeuristicBuilds heuristic(problem, options);
+  CandidateFold fold(problem, options, solvers.size() + 1);
+  runSolvers(solvers, heuristic, options.parallel, fold);
   SolverResult best = std::move(fold.best);
   std::optional<SolverResult> bestPacking = std::move(fold.bestPacking);
   std::optional<int64_t> smallestPeak = fold.smallestPeak;

@@ -555,6 +555,8 @@ mlir::remat::planRematerialization(FunctionOpInterface function,
   // auto's solvers share the machine's threads unless the context may not
   // (--mlir-disable-threading): the result is the same either way.
   solverOptions.parallel = function->getContext()->isMultithreadingEnabled();
+  // The arena search solves the problem at several targets.
+  solverOptions.fixedSchedules = std::make_shared<FixedSchedules>(problem);
   if (std::optional<SolverResult> given =
           solveGivenOrderIfItFits(problem, plan, options, solverOptions)) {
     plan.result = std::move(*given);

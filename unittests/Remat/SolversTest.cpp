@@ -434,3 +434,45 @@ TEST(Solvers, HugeTimeLimitsAreNoLimit) {
 }
 
 } // namespace
+
+TEST(Solvers, FixedSchedulesGiveTheSameResultAtEveryTarget) {
+  // Solving one problem at several targets with the budget-independent
+  // schedules kept gives what solving afresh gives, and builds each of them
+  // once.
+  for (uint64_t seed = 1; seed <= 12; ++seed) {
+    TrainingGraphOptions graph;
+    graph.layers = 6 + seed % 11;
+    graph.seed = seed;
+    graph.residualEvery = seed % 3 == 0 ? 0 : 2 + seed % 3;
+    RematProblem problem = generateTrainingGraph(graph);
+    int64_t floor = problem.getPeakLowerBound();
+    int64_t peak = simulate(problem, getStartingSchedule(problem)).peakBytes;
+    SolverOptions kept;
+    kept.autoLpBound = false;
+    kept.fixedSchedules = std::make_shared<FixedSchedules>(problem);
+    for (int64_t budget :
+         {peak, floor + (peak - floor) / 2, floor, floor - 1}) {
+      SolverOptions fresh;
+      fresh.autoLpBound = false;
+      fresh.budgetBytes = kept.budgetBytes = budget;
+      SolverResult expected = solveAuto(problem, fresh);
+      SolverResult result = solveAuto(problem, kept);
+      EXPECT_EQ(result.solver, expected.solver) << "seed " << seed;
+      EXPECT_EQ(result.status, expected.status) << "seed " << seed;
+      EXPECT_EQ(result.schedule.steps, expected.schedule.steps)
+          << "seed " << seed;
+      EXPECT_EQ(result.smallestPeakBytes, expected.smallestPeakBytes)
+          << "seed " << seed;
+    }
+    int builds = 0;
+    auto solveOnce = [&] {
+      ++builds;
+      return solveSqrt(problem, kept);
+    };
+    kept.fixedSchedules->get(problem, "sqrt", kept, solveOnce);
+    EXPECT_EQ(builds, 0) << "sqrt was kept from the first solve";
+    RematProblem other = problem;
+    kept.fixedSchedules->get(other, "sqrt", kept, solveOnce);
+    EXPECT_EQ(builds, 1) << "another problem is solved, not looked up";
+  }
+}

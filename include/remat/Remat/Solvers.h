@@ -74,6 +74,33 @@ enum class SolveStatus {
 
 const char *stringifySolveStatus(SolveStatus status);
 
+struct SolverOptions;
+struct SolverResult;
+
+/// The schedules of the solvers whose choice does not depend on the budget
+/// (none, marks, sqrt, segments=K, block-checkpoints), kept for one problem:
+/// solving it again at another target (the pass's search for a schedule
+/// that packs) measures them again at that target without building them
+/// again. Only the schedules are kept, not their simulations (a
+/// million-node step). Safe to share between threads.
+class FixedSchedules {
+public:
+  explicit FixedSchedules(const RematProblem &problem);
+  ~FixedSchedules();
+
+  /// The result of the solver `key` at `options`' budget: measured from its
+  /// kept schedule, else from `solveOnce()`, whose schedule is then kept.
+  /// Solves directly for a problem other than the one this was made for.
+  SolverResult get(const RematProblem &problem, const std::string &key,
+                   const SolverOptions &options,
+                   const std::function<SolverResult()> &solveOnce);
+
+private:
+  struct Kept;
+  const RematProblem *problem;
+  std::unique_ptr<Kept> kept;
+};
+
 struct SolverOptions {
   int64_t budgetBytes = 0;
   /// Search steps a solver may take (0: the solver's default). Results are
@@ -93,11 +120,15 @@ struct SolverOptions {
   /// the search's schedule where it packs within the budget, or the best of
   /// the others does not fit at all.
   bool fitArena = false;
-  /// `auto` runs its independent solvers at the same time, on as many
-  /// threads as the machine has; the result is the same either way.
+  /// `auto` runs its independent solvers, and `heuristic` its eight
+  /// builds, at the same time, on as many threads as the machine has; the
+  /// result is the same either way.
   bool parallel = true;
   /// Called with a line of progress when a solve runs longer than a second.
   std::function<void(const std::string &)> progress;
+  /// Where set, `auto` takes the budget-independent solvers' schedules from
+  /// here: a caller solving one problem at several targets sets it once.
+  std::shared_ptr<FixedSchedules> fixedSchedules;
 };
 
 struct SolverResult {
