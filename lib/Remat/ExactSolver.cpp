@@ -500,14 +500,119 @@ SolverResult mlir::remat::solveExact(const RematProblem &problem,
   return result;
 }
 
-SolverResult mlir::remat::solveMilpFrom(const RematProblem &problem,
-                                        const SolverOptions &options,
-                                        const SolverResult &start,
-                                        MilpEffort effort) {
+using CbcModel = std::unique_ptr<Cbc_Model, void (*)(Cbc_Model *)>;
+
+/// CBC's limits and tolerances for `effort`.
+static void configureCbc(Cbc_Model *model, const SolverOptions &options,
+                         MilpEffort effort) {
+  // CBC's preprocessing strengthens rows of this model for minutes and
+  // ignores the time limit meanwhile; the model is small enough without it.
+  Cbc_setParameter(model, "preprocess", "off");
+  if (effort == MilpEffort::LpBound) {
+    Cbc_setParameter(model, "cuts", "off");
+    Cbc_setParameter(model, "heuristics", "off");
+    Cbc_setMaximumNodes(model, 0);
+  } else {
+    Cbc_setMaximumNodes(
+        model, options.workLimit > 0
+                   ? int(std::min<int64_t>(options.workLimit, INT32_MAX))
+                   : kDefaultMaxBranchNodes);
+  }
+  // As the heuristic does: a limit beyond about 31 years is no limit.
+  if (options.timeLimitSeconds > 0 && options.timeLimitSeconds < 1e9)
+    Cbc_setMaximumSeconds(model, options.timeLimitSeconds);
+  Cbc_setAllowableGap(model, 0.0);
+  Cbc_setAllowableFractionGap(model, 1e-9);
+}
+
+/// Hands CBC `schedule` as its MIP start, where it has a stage form.
+static void setMipStart(Cbc_Model *model, const StageModel &stages,
+                        const Schedule &schedule) {
+  std::vector<int> indices;
+  std::vector<double> values;
+  for (auto [index, value] : stages.encode(schedule)) {
+    indices.push_back(index);
+    values.push_back(value);
+  }
+  if (!indices.empty())
+    Cbc_setMIPStartI(model, int(indices.size()), indices.data(), values.data());
+}
+
+/// Takes CBC's best schedule into `result` where it fits and is cheaper
+/// than the start's.
+static void takeCbcSchedule(Cbc_Model *model, const RematProblem &problem,
+                            const StageModel &stages,
+                            const SolverOptions &options, bool startFits,
+                            SolverResult &result) {
+  if (Cbc_numberSavedSolutions(model) == 0)
+    return;
+  Schedule schedule = stages.decode(Cbc_bestSolution(model));
+  Simulation simulation = simulate(problem, schedule);
+  bool fits = simulation.valid && simulation.peakBytes <= options.budgetBytes;
+  bool better = !startFits || simulation.cost < result.simulation.cost;
+  if (fits && better) {
+    result.schedule = std::move(schedule);
+    result.simulation = std::move(simulation);
+    result.status = SolveStatus::Feasible;
+  }
+}
+
+/// The lower bound CBC proved, no lower than computing every node once
+/// (`floor`); infinite where no schedule of stages fits.
+static double getCbcBound(Cbc_Model *model, const StageModel &stages,
+                          double floor) {
+  if (Cbc_isProvenInfeasible(model))
+    return INFINITY;
+  // After a proof CBC's best possible value may still be the root bound;
+  // the proven optimum is the objective itself.
+  double objectiveBound = Cbc_isProvenOptimal(model)
+                              ? Cbc_getObjValue(model)
+                              : Cbc_getBestPossibleObjValue(model);
+  return std::max(floor, stages.toCost(objectiveBound));
+}
+
+/// Sets `result`'s lower bound (and status, where the bound meets its
+/// cost) from CBC's `bound`.
+static void boundResult(SolverResult &result, double bound, double floor) {
+  bool hasFit = result.status == SolveStatus::Feasible ||
+                result.status == SolveStatus::Optimal;
+  if (!hasFit)
+    return;
+  double cost = result.simulation.cost;
+  // The bound holds over the stage space; a schedule outside it may be
+  // cheaper, and then only computing every node once bounds it.
+  result.lowerBoundCost = cost >= bound - 1e-9 * std::max(1.0, cost)
+                              ? std::min(bound, cost)
+                              : floor;
+  if (*result.lowerBoundCost >= cost - 1e-9 * std::max(1.0, cost))
+    result.status = SolveStatus::Optimal;
+}
+
+/// The line of progress after a branch and bound of `seconds`.
+static std::string describeBranchAndBound(const SolverResult &result,
+                                          double seconds, double bound,
+                                          bool proven) {
+  bool hasFit = result.status == SolveStatus::Feasible ||
+                result.status == SolveStatus::Optimal;
+  std::string line = "exact: branch and bound done after " +
+                     std::to_string(int64_t(seconds)) + " s: ";
+  if (std::isinf(bound) && !hasFit)
+    return line + "no schedule of stages fits the budget";
+  return line +
+         (hasFit ? "cost " + formatCost(result.simulation.cost)
+                 : std::string("no schedule")) +
+         ", lower bound " + formatCost(result.lowerBoundCost.value_or(bound)) +
+         (proven            ? " (optimal)"
+          : result.timedOut ? " (time limit)"
+                            : "");
+}
+
+/// Where no MILP is needed or possible: the start, bounded below by
+/// computing every node once.
+static std::optional<SolverResult>
+answerWithoutMilp(const RematProblem &problem, const SolverResult &start,
+                  bool startFits, double floor) {
   SolverResult result = start;
-  double floor = getComputeOnceCost(problem);
-  bool startFits = start.status == SolveStatus::Feasible ||
-                   start.status == SolveStatus::Optimal;
   // Computing every node once bounds every schedule; a start that costs no
   // more needs no MILP.
   if (startFits && start.simulation.cost <= floor * (1 + 1e-12)) {
@@ -516,57 +621,40 @@ SolverResult mlir::remat::solveMilpFrom(const RematProblem &problem,
     result.message = "computes every node once";
     return result;
   }
-  if (problem.nodes.size() > kMaxMilpNodes) {
-    result.message = "the stage MILP has too many variables at " +
-                     std::to_string(problem.nodes.size()) +
-                     " nodes; the start's schedule, bounded below by "
-                     "computing every node once";
-    if (startFits && !result.lowerBoundCost)
-      result.lowerBoundCost = floor;
-    return result;
-  }
+  if (problem.nodes.size() <= kMaxMilpNodes)
+    return std::nullopt;
+  result.message = "the stage MILP has too many variables at " +
+                   std::to_string(problem.nodes.size()) +
+                   " nodes; the start's schedule, bounded below by "
+                   "computing every node once";
+  if (startFits && !result.lowerBoundCost)
+    result.lowerBoundCost = floor;
+  return result;
+}
+
+SolverResult mlir::remat::solveMilpFrom(const RematProblem &problem,
+                                        const SolverOptions &options,
+                                        const SolverResult &start,
+                                        MilpEffort effort) {
+  double floor = getComputeOnceCost(problem);
+  bool startFits = start.status == SolveStatus::Feasible ||
+                   start.status == SolveStatus::Optimal;
+  if (std::optional<SolverResult> answer =
+          answerWithoutMilp(problem, start, startFits, floor))
+    return std::move(*answer);
 
   StageModel stages(problem, options.budgetBytes);
-  std::unique_ptr<Cbc_Model, void (*)(Cbc_Model *)> model(Cbc_newModel(),
-                                                          Cbc_deleteModel);
+  CbcModel model(Cbc_newModel(), Cbc_deleteModel);
   Cbc_setObjSense(model.get(), 1);
   Cbc_setLogLevel(model.get(), 0);
   SparseMilp milp;
   stages.build(milp);
   milp.load(model.get());
-  // CBC's preprocessing strengthens rows of this model for minutes and
-  // ignores the time limit meanwhile; the model is small enough without it.
-  Cbc_setParameter(model.get(), "preprocess", "off");
-  if (effort == MilpEffort::LpBound) {
-    Cbc_setParameter(model.get(), "cuts", "off");
-    Cbc_setParameter(model.get(), "heuristics", "off");
-    Cbc_setMaximumNodes(model.get(), 0);
-  } else {
-    Cbc_setMaximumNodes(
-        model.get(), options.workLimit > 0
-                         ? int(std::min<int64_t>(options.workLimit, INT32_MAX))
-                         : kDefaultMaxBranchNodes);
-  }
-  // As the heuristic does: a limit beyond about 31 years is no limit.
-  if (options.timeLimitSeconds > 0 && options.timeLimitSeconds < 1e9)
-    Cbc_setMaximumSeconds(model.get(), options.timeLimitSeconds);
-  Cbc_setAllowableGap(model.get(), 0.0);
-  Cbc_setAllowableFractionGap(model.get(), 1e-9);
+  configureCbc(model.get(), options, effort);
   // The LP bound needs no start; a start CBC cannot use (a schedule not of
   // stage form) costs it seconds of repair.
-  if (startFits && effort == MilpEffort::BranchAndBound) {
-    std::vector<std::pair<int, double>> mipStart =
-        stages.encode(start.schedule);
-    std::vector<int> indices;
-    std::vector<double> values;
-    for (auto [index, value] : mipStart) {
-      indices.push_back(index);
-      values.push_back(value);
-    }
-    if (!indices.empty())
-      Cbc_setMIPStartI(model.get(), int(indices.size()), indices.data(),
-                       values.data());
-  }
+  if (startFits && effort == MilpEffort::BranchAndBound)
+    setMipStart(model.get(), stages, start.schedule);
   auto solveStart = std::chrono::steady_clock::now();
   bool talk = options.progress && effort == MilpEffort::BranchAndBound;
   {
@@ -582,55 +670,16 @@ SolverResult mlir::remat::solveMilpFrom(const RematProblem &problem,
                             std::chrono::steady_clock::now() - solveStart)
                             .count();
 
+  SolverResult result = start;
+  takeCbcSchedule(model.get(), problem, stages, options, startFits, result);
   bool proven = Cbc_isProvenOptimal(model.get());
-  const double *solution = Cbc_numberSavedSolutions(model.get()) > 0
-                               ? Cbc_bestSolution(model.get())
-                               : nullptr;
-  if (solution) {
-    Schedule schedule = stages.decode(solution);
-    Simulation simulation = simulate(problem, schedule);
-    bool fits = simulation.valid && simulation.peakBytes <= options.budgetBytes;
-    bool better = !startFits || simulation.cost < start.simulation.cost;
-    if (fits && better) {
-      result.schedule = std::move(schedule);
-      result.simulation = std::move(simulation);
-      result.status = SolveStatus::Feasible;
-    }
-  }
-  // After a proof CBC's best possible value may still be the root bound;
-  // the proven optimum is the objective itself.
-  double objectiveBound = proven ? Cbc_getObjValue(model.get())
-                                 : Cbc_getBestPossibleObjValue(model.get());
-  double bound = std::max(floor, stages.toCost(objectiveBound));
-  if (Cbc_isProvenInfeasible(model.get()))
-    bound = INFINITY;
-  bool hasFit = result.status == SolveStatus::Feasible ||
-                result.status == SolveStatus::Optimal;
-  double cost = result.simulation.cost;
-  if (hasFit) {
-    // The bound holds over the stage space; a schedule outside it may be
-    // cheaper, and then only computing every node once bounds it.
-    result.lowerBoundCost = cost >= bound - 1e-9 * std::max(1.0, cost)
-                                ? std::min(bound, cost)
-                                : floor;
-    if (*result.lowerBoundCost >= cost - 1e-9 * std::max(1.0, cost))
-      result.status = SolveStatus::Optimal;
-  }
+  double bound = getCbcBound(model.get(), stages, floor);
+  boundResult(result, bound, floor);
   // CBC's secondary status 4: stopped on time.
   result.timedOut = !proven && Cbc_secondaryStatus(model.get()) == 4;
   if (talk && solveSeconds > 1.0)
     options.progress(
-        "exact: branch and bound done after " +
-        std::to_string(int64_t(solveSeconds)) + " s: " +
-        (std::isinf(bound) && !hasFit
-             ? std::string("no schedule of stages fits the budget")
-             : (hasFit ? "cost " + formatCost(cost)
-                       : std::string("no schedule")) +
-                   ", lower bound " +
-                   formatCost(result.lowerBoundCost.value_or(bound)) +
-                   (proven            ? " (optimal)"
-                    : result.timedOut ? " (time limit)"
-                                      : "")));
+        describeBranchAndBound(result, solveSeconds, bound, proven));
   if (result.status == SolveStatus::Optimal)
     result.message = "no schedule of frontier-advancing stages costs less";
   else if (effort == MilpEffort::LpBound)

@@ -36,6 +36,7 @@
 
 #include "SolverSupport.h"
 
+#include "llvm/ADT/STLExtras.h"
 
 #include <algorithm>
 #include <chrono>
@@ -359,7 +360,37 @@ private:
     /// or -1.
     int64_t removeStep = -1;
   };
+  /// Live-byte changes over old step indices, [lo, hi] += delta.
+  struct Range {
+    int64_t lo, hi, delta;
+  };
+  /// A move being evaluated: the live-byte changes over old step indices
+  /// (the new step, inserted before `next`, counted at index `next` with
+  /// the bytes live there plus newStepExtra), and the nodes to run there.
+  struct MoveDraft {
+    std::vector<Range> ranges;
+    int64_t newStepExtra = 0;
+    std::vector<NodeId> block;
+    std::vector<NodeId> inBlock;
+    double cost = 0.0;
+  };
   void analyze(const Schedule &schedule);
+  /// The first read after `peakStep` of the instance node `id` defines at
+  /// `step`, where nothing reads it at the peak and it may be split there.
+  std::optional<int64_t> findNextReadAfterPeak(int64_t step, NodeId id,
+                                               int64_t peakStep);
+  /// The changes of the instance's own results: freed from their last read
+  /// before `next` to `next` (from the step itself where `defer`).
+  void addResultRanges(MoveDraft &draft, int64_t step, NodeId id, int64_t next,
+                       bool defer) const;
+  /// Adds node `x` to the block after what it reads: operands live on until
+  /// `next`, or are recomputed too (up to `depthLeft` levels) where that
+  /// would carry them across the peak; false where an operand has no
+  /// instance before `next`.
+  bool addOperands(MoveDraft &draft, NodeId x, int depthLeft, int64_t next,
+                   int64_t peakStep) const;
+  /// Bytes over the budget the draft removes.
+  int64_t getGain(const MoveDraft &draft, int64_t next);
   /// The move that splits the instance defined at `step` around
   /// `peakStep`, recomputing operands that would otherwise be carried
   /// across the peak up to `depth` levels up.
@@ -409,14 +440,11 @@ void PeakDescent::analyze(const Schedule &schedule) {
   }
 }
 
-std::optional<PeakDescent::Move>
-PeakDescent::evaluate(const Schedule &schedule, int64_t step,
-                      int64_t peakStep, int depth) {
-  NodeId id = schedule.steps[step];
+std::optional<int64_t>
+PeakDescent::findNextReadAfterPeak(int64_t step, NodeId id, int64_t peakStep) {
   const RematNode &node = problem.nodes[id];
   if (node.results.empty())
     return std::nullopt;
-  // The next read after the peak, and no read at it.
   int64_t next = std::numeric_limits<int64_t>::max();
   int64_t bytes = 0;
   for (size_t r = 0; r < node.results.size(); ++r) {
@@ -433,26 +461,12 @@ PeakDescent::evaluate(const Schedule &schedule, int64_t step,
   }
   if (next == std::numeric_limits<int64_t>::max() || bytes == 0)
     return std::nullopt;
-  // Nothing reads the instance before `next`: the node can move there
-  // instead of running again.
-  bool defer = true;
-  for (size_t r = 0; r < node.results.size(); ++r) {
-    const std::vector<int64_t> &list = reads[step][r];
-    if (!list.empty() && list.front() < next)
-      defer = false;
-  }
-  if (defer && depth > 0)
-    return std::nullopt;
-  if (!defer && (!node.recomputable || node.policy == NodePolicy::Keep))
-    return std::nullopt;
-  // Live-byte changes over old step indices, as ranges [lo, hi] += delta;
-  // the new step (inserted before `next`) is counted at index `next` with
-  // the bytes live there.
-  struct Range {
-    int64_t lo, hi, delta;
-  };
-  std::vector<Range> ranges;
-  int64_t newStepExtra = node.workspaceBytes;
+  return next;
+}
+
+void PeakDescent::addResultRanges(MoveDraft &draft, int64_t step, NodeId id,
+                                  int64_t next, bool defer) const {
+  const RematNode &node = problem.nodes[id];
   for (size_t r = 0; r < node.results.size(); ++r) {
     const RematValue &value = problem.values[node.results[r]];
     const std::vector<int64_t> &list = reads[step][r];
@@ -463,68 +477,63 @@ PeakDescent::evaluate(const Schedule &schedule, int64_t step,
       lastBefore = step - 1;
     if (end >= next) {
       if (next - 1 > lastBefore)
-        ranges.push_back({lastBefore + 1, next - 1, -value.bytes});
+        draft.ranges.push_back({lastBefore + 1, next - 1, -value.bytes});
     } else {
       if (end > lastBefore)
-        ranges.push_back({lastBefore + 1, end, -value.bytes});
-      newStepExtra += value.bytes;
+        draft.ranges.push_back({lastBefore + 1, end, -value.bytes});
+      draft.newStepExtra += value.bytes;
     }
   }
-  // Operands read at the new steps live until them, unless extending them
-  // would carry them across the peak and the chain may recompute them too.
-  std::vector<NodeId> block;
-  std::vector<NodeId> inBlock{id};
-  double cost = 0.0;
-  bool possible = true;
-  std::function<void(NodeId, int)> visit = [&](NodeId x, int depthLeft) {
-    std::vector<ValueId> operands = problem.nodes[x].operands;
-    std::sort(operands.begin(), operands.end());
-    operands.erase(std::unique(operands.begin(), operands.end()),
-                   operands.end());
-    for (ValueId operand : operands) {
-      NodeId producer = problem.values[operand].producer;
-      if (std::find(inBlock.begin(), inBlock.end(), producer) !=
-          inBlock.end())
-        continue;
-      const std::vector<int64_t> &at = runsAt[producer];
-      auto it = std::lower_bound(at.begin(), at.end(), next);
-      if (it == at.begin()) {
-        possible = false;
-        return;
-      }
-      int64_t instance = *(it - 1);
-      const RematNode &from = problem.nodes[producer];
-      size_t result =
-          std::find(from.results.begin(), from.results.end(), operand) -
-          from.results.begin();
-      int64_t end = simulation.buffers[bufferIndex[instance] + result].last;
-      if (depthLeft > 0 && end < peakStep && from.recomputable &&
-          from.policy != NodePolicy::Keep) {
-        inBlock.push_back(producer);
-        visit(producer, depthLeft - 1);
-        for (ValueId made : from.results)
-          newStepExtra += problem.values[made].bytes;
-        continue;
-      }
-      if (end < next - 1)
-        ranges.push_back({end + 1, next - 1, problem.values[operand].bytes});
-      if (end < next)
-        newStepExtra += problem.values[operand].bytes;
+}
+
+bool PeakDescent::addOperands(MoveDraft &draft, NodeId x, int depthLeft,
+                              int64_t next, int64_t peakStep) const {
+  std::vector<ValueId> operands = problem.nodes[x].operands;
+  std::sort(operands.begin(), operands.end());
+  operands.erase(std::unique(operands.begin(), operands.end()), operands.end());
+  for (ValueId operand : operands) {
+    NodeId producer = problem.values[operand].producer;
+    if (llvm::is_contained(draft.inBlock, producer))
+      continue;
+    const std::vector<int64_t> &at = runsAt[producer];
+    auto it = std::lower_bound(at.begin(), at.end(), next);
+    if (it == at.begin())
+      return false;
+    int64_t instance = *(it - 1);
+    const RematNode &from = problem.nodes[producer];
+    size_t result =
+        std::find(from.results.begin(), from.results.end(), operand) -
+        from.results.begin();
+    int64_t end = simulation.buffers[bufferIndex[instance] + result].last;
+    if (depthLeft > 0 && end < peakStep && from.recomputable &&
+        from.policy != NodePolicy::Keep) {
+      draft.inBlock.push_back(producer);
+      if (!addOperands(draft, producer, depthLeft - 1, next, peakStep))
+        return false;
+      for (ValueId made : from.results)
+        draft.newStepExtra += problem.values[made].bytes;
+      continue;
     }
-    block.push_back(x);
-    cost += problem.nodes[x].cost;
-  };
-  visit(id, depth);
-  if (!possible)
-    return std::nullopt;
+    if (end < next - 1)
+      draft.ranges.push_back(
+          {end + 1, next - 1, problem.values[operand].bytes});
+    if (end < next)
+      draft.newStepExtra += problem.values[operand].bytes;
+  }
+  draft.block.push_back(x);
+  draft.cost += problem.nodes[x].cost;
+  return true;
+}
+
+int64_t PeakDescent::getGain(const MoveDraft &draft, int64_t next) {
   int64_t lo = next, hi = next;
-  for (const Range &range : ranges) {
+  for (const Range &range : draft.ranges) {
     lo = std::min(lo, range.lo);
     hi = std::max(hi, range.hi);
   }
   work.spend(hi - lo + 1);
   std::vector<int64_t> delta(hi - lo + 2, 0);
-  for (const Range &range : ranges) {
+  for (const Range &range : draft.ranges) {
     delta[range.lo - lo] += range.delta;
     delta[range.hi - lo + 1] -= range.delta;
   }
@@ -537,13 +546,46 @@ PeakDescent::evaluate(const Schedule &schedule, int64_t step,
     gain += before - after;
   }
   // The new step: what is live at `next` before it runs, roughly.
-  gain -= std::max<int64_t>(0, live[next] + newStepExtra - budget);
+  return gain - std::max<int64_t>(0, live[next] + draft.newStepExtra - budget);
+}
+
+std::optional<PeakDescent::Move> PeakDescent::evaluate(const Schedule &schedule,
+                                                       int64_t step,
+                                                       int64_t peakStep,
+                                                       int depth) {
+  NodeId id = schedule.steps[step];
+  const RematNode &node = problem.nodes[id];
+  // The next read after the peak, and no read at it.
+  std::optional<int64_t> found = findNextReadAfterPeak(step, id, peakStep);
+  if (!found)
+    return std::nullopt;
+  int64_t next = *found;
+  // Nothing reads the instance before `next`: the node can move there
+  // instead of running again.
+  bool defer = true;
+  for (size_t r = 0; r < node.results.size(); ++r) {
+    const std::vector<int64_t> &list = reads[step][r];
+    if (!list.empty() && list.front() < next)
+      defer = false;
+  }
+  if (defer && depth > 0)
+    return std::nullopt;
+  if (!defer && (!node.recomputable || node.policy == NodePolicy::Keep))
+    return std::nullopt;
+  MoveDraft draft;
+  draft.newStepExtra = node.workspaceBytes;
+  draft.inBlock = {id};
+  addResultRanges(draft, step, id, next, defer);
+  // Operands read at the new steps live until them, unless extending them
+  // would carry them across the peak and the chain may recompute them too.
+  if (!addOperands(draft, id, depth, next, peakStep))
+    return std::nullopt;
+  int64_t gain = getGain(draft, next);
   if (gain <= 0)
     return std::nullopt;
-  if (defer)
-    cost = 0.0;
+  double cost = defer ? 0.0 : draft.cost;
   return Move{double(gain) / std::max(cost, 1e-9), step, next,
-              std::move(block), defer ? step : -1};
+              std::move(draft.block), defer ? step : -1};
 }
 
 void PeakDescent::run(Schedule &schedule, Simulation &measured) {
@@ -605,6 +647,136 @@ void PeakDescent::run(Schedule &schedule, Simulation &measured) {
 
 } // namespace
 
+namespace {
+/// One search: its starts, the descent from each, and the choice among the
+/// fitting schedules of one that packs.
+class SearchRun {
+public:
+  SearchRun(const RematProblem &problem, const SolverOptions &options)
+      : problem(problem), options(options),
+        work(options.workLimit > 0 ? options.workLimit : kDefaultSearchWork,
+             options.timeLimitSeconds),
+        marks(problem) {}
+
+  /// The starting order and the list schedules by each score (no
+  /// recomputation), then the seed where it is short: the local search
+  /// costs a simulation of the whole schedule per move.
+  void makeStarts(const Schedule *seed);
+  /// Descends from each start to `target`, then removes what recomputation
+  /// the target allows.
+  void runStarts(int64_t target);
+  /// Where the arena must fit: the cheapest schedule that packs within the
+  /// budget; while none does, descends again (a few rounds) to a target
+  /// tightened by what the cheapest overshoots, as the pass would.
+  void searchForPacking();
+  SolverResult takeResult();
+
+private:
+  void consider(Schedule schedule);
+
+  const RematProblem &problem;
+  const SolverOptions &options;
+  SearchWork work;
+  RecomputeMarks marks;
+  std::vector<Schedule> starts;
+  SolverResult best = notApplicable("search", "no schedule");
+  SolverResult last;
+  /// Fitting schedules found, for the packed arena's choice.
+  std::vector<SolverResult> fitting;
+};
+} // namespace
+
+void SearchRun::makeStarts(const Schedule *seed) {
+  size_t n = problem.nodes.size();
+  OrderGraph graph(problem);
+  std::vector<std::vector<NodeId>> orders;
+  orders.push_back({});
+  for (size_t id = 0; id < n; ++id)
+    orders.back().push_back(id);
+  for (int score = 0; score < 3; ++score)
+    orders.push_back(listSchedule(problem, graph, {score}, work));
+  std::sort(orders.begin() + 1, orders.end());
+  orders.erase(std::unique(orders.begin() + 1, orders.end()), orders.end());
+  for (std::vector<NodeId> &order : orders)
+    starts.push_back(Schedule{std::move(order)});
+  if (seed && seed->steps.size() <= 2 * n + 64)
+    starts.push_back(*seed);
+}
+
+void SearchRun::consider(Schedule schedule) {
+  SolverResult candidate =
+      finish(problem, "search", std::move(schedule), options);
+  work.spend(kSimulationWeight * int64_t(candidate.schedule.steps.size()));
+  if (isBetterResult(candidate, best))
+    best = candidate;
+  last = std::move(candidate);
+}
+
+void SearchRun::runStarts(int64_t target) {
+  for (size_t k = 0; k < starts.size() && !work.exhausted(); ++k) {
+    Schedule schedule = marks.apply(starts[k]);
+    Simulation simulation = simulate(problem, schedule);
+    work.spend(kSimulationWeight * int64_t(schedule.steps.size()));
+    if (!simulation.valid)
+      continue;
+    if (simulation.peakBytes > target) {
+      PeakDescent descent(problem, target, work, marks);
+      descent.run(schedule, simulation);
+    }
+    if (simulation.valid && simulation.peakBytes <= target)
+      removeRecomputations(problem, schedule, simulation, target, work, marks);
+    consider(std::move(schedule));
+    if (meetsTarget(last))
+      fitting.push_back(last);
+  }
+}
+
+void SearchRun::searchForPacking() {
+  if (!options.fitArena || !meetsTarget(best))
+    return;
+  int64_t target = options.budgetBytes;
+  size_t from = 0;
+  for (int round = 0; round < kPackingRounds; ++round) {
+    std::stable_sort(fitting.begin() + from, fitting.end(),
+                     [](const SolverResult &a, const SolverResult &b) {
+                       return a.simulation.cost < b.simulation.cost;
+                     });
+    std::optional<int64_t> overshoot;
+    bool packed = false;
+    for (size_t k = from; k < fitting.size(); ++k) {
+      work.spend(kSimulationWeight *
+                 int64_t(fitting[k].simulation.buffers.size()));
+      int64_t bytes = getPackedBytes(problem, fitting[k].simulation);
+      if (bytes <= options.budgetBytes) {
+        if (!packed || isBetterResult(fitting[k], best))
+          best = fitting[k];
+        packed = true;
+        break;
+      }
+      if (!overshoot)
+        overshoot = bytes - options.budgetBytes;
+    }
+    if (packed || !overshoot || work.exhausted())
+      break;
+    target -= *overshoot;
+    if (target < problem.getPeakLowerBound())
+      break;
+    from = fitting.size();
+    runStarts(target);
+    if (fitting.size() == from)
+      break;
+  }
+}
+
+SolverResult SearchRun::takeResult() {
+  best.solver = "search";
+  best.timedOut = work.outOfTime;
+  if (best.hasSchedule() && best.message.empty())
+    best.message = "reordered and searched from " +
+                   std::to_string(starts.size()) + " starts";
+  return std::move(best);
+}
+
 SolverResult mlir::remat::solveSearch(const RematProblem &problem,
                                       const SolverOptions &options,
                                       const Schedule *seed) {
@@ -614,103 +786,9 @@ SolverResult mlir::remat::solveSearch(const RematProblem &problem,
                                        std::to_string(kMaxSearchNodes) +
                                        " nodes; this one has " +
                                        std::to_string(n));
-  SearchWork work(options.workLimit > 0 ? options.workLimit
-                                        : kDefaultSearchWork,
-                  options.timeLimitSeconds);
-  OrderGraph graph(problem);
-  RecomputeMarks marks(problem);
-  std::vector<std::vector<NodeId>> orders;
-  orders.push_back({});
-  for (size_t id = 0; id < n; ++id)
-    orders.back().push_back(id);
-  for (int score = 0; score < 3; ++score)
-    orders.push_back(listSchedule(problem, graph, {score}, work));
-  std::sort(orders.begin() + 1, orders.end());
-  orders.erase(std::unique(orders.begin() + 1, orders.end()), orders.end());
-
-  SolverResult best = notApplicable("search", "no schedule");
-  SolverResult last;
-  auto consider = [&](Schedule schedule) {
-    SolverResult candidate =
-        finish(problem, "search", std::move(schedule), options);
-    work.spend(kSimulationWeight * int64_t(candidate.schedule.steps.size()));
-    if (isBetterResult(candidate, best))
-      best = candidate;
-    last = std::move(candidate);
-  };
-  // Descend from the seed and from each base order (no recomputation), then
-  // remove what recomputation the budget allows.
-  // The seed goes last, and only when it is short: the local search costs a
-  // simulation of the whole schedule per move.
-  std::vector<Schedule> starts;
-  for (std::vector<NodeId> &order : orders)
-    starts.push_back(Schedule{std::move(order)});
-  if (seed && seed->steps.size() <= 2 * n + 64)
-    starts.push_back(*seed);
-  // Fitting schedules found, for the packed arena's choice below.
-  std::vector<SolverResult> fitting;
-  auto runStarts = [&](int64_t target) {
-    for (size_t k = 0; k < starts.size() && !work.exhausted(); ++k) {
-      Schedule schedule = marks.apply(starts[k]);
-      Simulation simulation = simulate(problem, schedule);
-      work.spend(kSimulationWeight * int64_t(schedule.steps.size()));
-      if (!simulation.valid)
-        continue;
-      if (simulation.peakBytes > target) {
-        PeakDescent descent(problem, target, work, marks);
-        descent.run(schedule, simulation);
-      }
-      if (simulation.valid && simulation.peakBytes <= target)
-        removeRecomputations(problem, schedule, simulation, target, work,
-                             marks);
-      consider(std::move(schedule));
-      if (meetsTarget(last))
-        fitting.push_back(last);
-    }
-  };
-  runStarts(options.budgetBytes);
-  // Where the arena must fit: the cheapest schedule that packs within the
-  // budget; while none does, descend again (a few rounds) to a target
-  // tightened by what the cheapest overshoots, as the pass would.
-  if (options.fitArena && meetsTarget(best)) {
-    int64_t target = options.budgetBytes;
-    size_t from = 0;
-    for (int round = 0; round < kPackingRounds; ++round) {
-      std::stable_sort(fitting.begin() + from, fitting.end(),
-                       [](const SolverResult &a, const SolverResult &b) {
-                         return a.simulation.cost < b.simulation.cost;
-                       });
-      std::optional<int64_t> overshoot;
-      bool packed = false;
-      for (size_t k = from; k < fitting.size(); ++k) {
-        work.spend(kSimulationWeight *
-                   int64_t(fitting[k].simulation.buffers.size()));
-        int64_t bytes = getPackedBytes(problem, fitting[k].simulation);
-        if (bytes <= options.budgetBytes) {
-          if (!packed || isBetterResult(fitting[k], best))
-            best = fitting[k];
-          packed = true;
-          break;
-        }
-        if (!overshoot)
-          overshoot = bytes - options.budgetBytes;
-      }
-      if (packed || !overshoot || work.exhausted())
-        break;
-      target -= *overshoot;
-      if (target < problem.getPeakLowerBound())
-        break;
-      from = fitting.size();
-      runStarts(target);
-      if (fitting.size() == from)
-        break;
-    }
-  }
-  best.solver = "search";
-  best.timedOut = work.outOfTime;
-  if (best.hasSchedule() && best.message.empty())
-    best.message = "reordered and searched from " +
-                   std::to_string(starts.size()) +
-                   " starts";
-  return best;
+  SearchRun run(problem, options);
+  run.makeStarts(seed);
+  run.runStarts(options.budgetBytes);
+  run.searchForPacking();
+  return run.takeResult();
 }
