@@ -27,33 +27,26 @@ FailureOr<int64_t> mlir::remat::getValueBytes(Value value, Location loc) {
                            "shaped tensors of sized element types";
 }
 
-FailureOr<PeakMemory> PeakMemory::analyze(FunctionOpInterface function) {
-  PeakMemory result;
-  result.function = function;
-  Region &body = function.getFunctionBody();
-  if (body.empty())
-    return function.emitOpError("has no body to analyze");
-  if (!body.hasOneBlock())
-    return function.emitOpError(
-        "has several blocks; remat analyzes single-block bodies");
-  Block &block = body.front();
-
-  ValueStorage storage(function);
+LogicalResult PeakMemory::measureArguments(Block &block,
+                                           const ValueStorage &storage) {
   for (BlockArgument argument : block.getArguments()) {
     FailureOr<int64_t> bytes = getValueBytes(argument, argument.getLoc());
     if (failed(bytes))
       return failure();
     if (storage.getUpdate(argument))
-      result.updatedArgumentBytes += *bytes;
-    std::optional<int64_t> sum = addBytes(result.argumentBytes, *bytes);
+      updatedArgumentBytes += *bytes;
+    std::optional<int64_t> sum = addBytes(argumentBytes, *bytes);
     if (!sum)
       return emitError(argument.getLoc())
              << "the arguments' bytes exceed the int64 range at this argument";
-    result.argumentBytes = *sum;
+    argumentBytes = *sum;
   }
+  return success();
+}
 
-  Operation *terminator = block.getTerminator();
-  llvm::DenseMap<Operation *, int64_t> stepOf;
+LogicalResult
+PeakMemory::collectSteps(Block &block,
+                         llvm::DenseMap<Operation *, int64_t> &stepOf) {
   for (Operation &op : block.without_terminator()) {
     auto costOp = dyn_cast<CostOpInterface>(&op);
     if (!costOp)
@@ -61,15 +54,21 @@ FailureOr<PeakMemory> PeakMemory::analyze(FunctionOpInterface function) {
              << "has no cost information (it implements no CostOpInterface, "
                 "directly or through an external model), so remat cannot "
                 "plan it";
-    stepOf[&op] = result.schedule.size();
-    result.schedule.push_back(&op);
-    result.workspaceBytes.push_back(costOp.getWorkspaceBytes());
+    stepOf[&op] = schedule.size();
+    schedule.push_back(&op);
+    workspaceBytes.push_back(costOp.getWorkspaceBytes());
   }
+  return success();
+}
 
-  int64_t lastStep = static_cast<int64_t>(result.schedule.size()) - 1;
+LogicalResult
+PeakMemory::measureValues(Block &block, const ValueStorage &storage,
+                          const llvm::DenseMap<Operation *, int64_t> &stepOf) {
+  Operation *terminator = block.getTerminator();
+  int64_t lastStep = static_cast<int64_t>(schedule.size()) - 1;
   llvm::DenseMap<Value, int64_t> indexOf;
-  for (Operation *op : result.schedule) {
-    int64_t defined = stepOf[op];
+  for (Operation *op : schedule) {
+    int64_t defined = stepOf.lookup(op);
     for (Value value : op->getResults()) {
       FailureOr<int64_t> bytes = getValueBytes(value, op->getLoc());
       if (failed(bytes))
@@ -81,39 +80,63 @@ FailureOr<PeakMemory> PeakMemory::analyze(FunctionOpInterface function) {
                          isa<BlockArgument>(owner) ? -1
                                                    : indexOf.lookup(owner)};
       if (kind == StorageKind::Arena)
-        info.ownerIndex = result.values.size();
-      indexOf[value] = result.values.size();
+        info.ownerIndex = values.size();
+      indexOf[value] = values.size();
       for (OpOperand &use : value.getUses()) {
         Operation *user = block.findAncestorOpInBlock(*use.getOwner());
         if (user == terminator)
           info.isFunctionResult = true;
         else if (user)
-          info.lifetime.last = std::max(info.lifetime.last, stepOf[user]);
+          info.lifetime.last =
+              std::max(info.lifetime.last, stepOf.lookup(user));
       }
       if (info.isFunctionResult)
         info.lifetime.last = lastStep;
       // The owner's bytes live while any view of them does.
       if (kind == StorageKind::View && info.ownerIndex >= 0) {
-        ValueLifetime &ownerInfo = result.values[info.ownerIndex];
+        ValueLifetime &ownerInfo = values[info.ownerIndex];
         ownerInfo.lifetime.last =
             std::max(ownerInfo.lifetime.last, info.lifetime.last);
         ownerInfo.isFunctionResult |= info.isFunctionResult;
       }
-      result.values.push_back(info);
+      values.push_back(info);
     }
   }
+  return success();
+}
 
+LogicalResult PeakMemory::computeProfile() {
+  int64_t steps = static_cast<int64_t>(schedule.size());
   std::vector<Lifetime> lifetimes;
-  for (const ValueLifetime &info : result.values)
+  for (const ValueLifetime &info : values)
     lifetimes.push_back(info.lifetime);
-  for (int64_t step = 0; step <= lastStep; ++step)
-    lifetimes.push_back({result.workspaceBytes[step], step, step});
-  result.profile = computeLiveProfile(result.argumentBytes, lifetimes,
-                                      lastStep + 1);
-  if (result.profile.overflows())
-    return result.schedule[result.profile.overflowStep]->emitOpError()
+  for (int64_t step = 0; step < steps; ++step)
+    lifetimes.push_back({workspaceBytes[step], step, step});
+  profile = computeLiveProfile(argumentBytes, lifetimes, steps);
+  if (profile.overflows())
+    return schedule[profile.overflowStep]->emitOpError()
            << "runs with more bytes live than the int64 range holds "
               "(arguments, live values and workspace)";
+  return success();
+}
+
+FailureOr<PeakMemory> PeakMemory::analyze(FunctionOpInterface function) {
+  PeakMemory result;
+  result.function = function;
+  Region &body = function.getFunctionBody();
+  if (body.empty())
+    return function.emitOpError("has no body to analyze");
+  if (!body.hasOneBlock())
+    return function.emitOpError(
+        "has several blocks; remat analyzes single-block bodies");
+  Block &block = body.front();
+  ValueStorage storage(function);
+  llvm::DenseMap<Operation *, int64_t> stepOf;
+  if (failed(result.measureArguments(block, storage)) ||
+      failed(result.collectSteps(block, stepOf)) ||
+      failed(result.measureValues(block, storage, stepOf)) ||
+      failed(result.computeProfile()))
+    return failure();
   return result;
 }
 

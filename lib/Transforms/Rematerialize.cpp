@@ -61,6 +61,118 @@ static BlockArgument getArgumentRead(Value value) {
   return cast<BlockArgument>(value);
 }
 
+namespace {
+/// Builds the IR-free problem of one function, op by op in its schedule.
+class ProblemExtractor {
+public:
+  ProblemExtractor(FunctionOpInterface function, RematProblem &problem)
+      : body(function.getFunctionBody().front()), storage(function),
+        problem(problem) {}
+
+  /// Each argument updated in place is a state.
+  void addStates();
+  /// Adds `op` as a node costing `cost`.
+  void addNode(Operation *op, const OpCost &cost);
+  /// Marks what the function returns (and the owners of returned views).
+  void markOutputs();
+
+private:
+  /// Every value `op` reads from the body, its regions included (reading a
+  /// view reads its owner's bytes too), and the states it reads.
+  void collectReads(Operation *op, std::vector<ValueId> &operands,
+                    std::vector<int32_t> &stateReads) const;
+  /// Records the values of `op`'s results (node `id`).
+  void addResults(Operation *op, NodeId id);
+
+  Block &body;
+  ValueStorage storage;
+  RematProblem &problem;
+  llvm::DenseMap<Value, ValueId> valueIds;
+  llvm::DenseMap<BlockArgument, int32_t> stateOf;
+};
+} // namespace
+
+void ProblemExtractor::addStates() {
+  for (BlockArgument argument : body.getArguments())
+    if (storage.getUpdate(argument)) {
+      stateOf[argument] = problem.stateNames.size();
+      problem.stateNames.push_back(getValueName(argument));
+    }
+}
+
+void ProblemExtractor::collectReads(Operation *op,
+                                    std::vector<ValueId> &operands,
+                                    std::vector<int32_t> &stateReads) const {
+  op->walk([&](Operation *nested) {
+    for (Value operand : nested->getOperands()) {
+      if (BlockArgument argument = getArgumentRead(operand)) {
+        auto state = stateOf.find(argument);
+        if (state != stateOf.end() &&
+            !llvm::is_contained(stateReads, state->second))
+          stateReads.push_back(state->second);
+      }
+      auto it = valueIds.find(operand);
+      if (it == valueIds.end())
+        continue;
+      operands.push_back(it->second);
+      if (ValueId owner = problem.values[it->second].viewOf; owner >= 0)
+        operands.push_back(owner);
+    }
+  });
+}
+
+void ProblemExtractor::addNode(Operation *op, const OpCost &cost) {
+  // Updated state and views have no arena bytes of their own.
+  std::vector<int64_t> resultBytes;
+  for (Value result : op->getResults())
+    resultBytes.push_back(storage.getKind(result) == StorageKind::Arena
+                              ? getTypeBytes(result.getType()).value_or(0)
+                              : 0);
+  std::vector<ValueId> operands;
+  std::vector<int32_t> stateReads;
+  collectReads(op, operands, stateReads);
+  std::string name = getOpName(op).str();
+  if (name.empty())
+    name = getValueName(op->getNumResults() ? op->getResult(0) : Value());
+  NodeId id = problem.addNode(name, cost.cost, resultBytes, operands);
+  RematNode &node = problem.nodes[id];
+  node.workspaceBytes = cost.workspaceBytes;
+  node.recomputable = cost.recomputable && isMemoryEffectFree(op);
+  node.phase = toNodePhase(op);
+  node.policy = toNodePolicy(op);
+  node.stateReads = std::move(stateReads);
+  addResults(op, id);
+}
+
+void ProblemExtractor::addResults(Operation *op, NodeId id) {
+  RematNode &node = problem.nodes[id];
+  for (auto [index, result] : llvm::enumerate(op->getResults())) {
+    ValueId value = node.results[index];
+    valueIds[result] = value;
+    problem.values[value].alignment =
+        isa<GraphNodeOp>(op) ? 1 : kTensorAlignment;
+    if (BlockArgument updated = storage.getUpdatedArgument(result)) {
+      node.stateWrites.push_back(stateOf.lookup(updated));
+      node.recomputable = false;
+    }
+    Value owner = storage.getOwner(result);
+    if (storage.getKind(result) == StorageKind::View &&
+        !isa<BlockArgument>(owner))
+      problem.values[value].viewOf = valueIds.lookup(owner);
+  }
+}
+
+void ProblemExtractor::markOutputs() {
+  for (Value returned : body.getTerminator()->getOperands()) {
+    auto it = valueIds.find(returned);
+    if (it == valueIds.end())
+      continue;
+    problem.values[it->second].isOutput = true;
+    if (ValueId owner = problem.values[it->second].viewOf; owner >= 0)
+      problem.values[owner].isOutput = true;
+  }
+}
+
 FailureOr<ExtractedProblem>
 mlir::remat::extractRematProblem(FunctionOpInterface function,
                                  const CostModel &costModel) {
@@ -70,84 +182,16 @@ mlir::remat::extractRematProblem(FunctionOpInterface function,
   ExtractedProblem extracted;
   RematProblem &problem = extracted.problem;
   problem.argumentBytes = analysis->getArgumentBytes();
-  llvm::DenseMap<Value, ValueId> valueIds;
-  llvm::DenseMap<Operation *, NodeId> nodeIds;
-  Block &body = function.getFunctionBody().front();
-  ValueStorage storage(function);
-
-  // Each argument updated in place is a state.
-  llvm::DenseMap<BlockArgument, int32_t> stateOf;
-  for (BlockArgument argument : body.getArguments())
-    if (storage.getUpdate(argument)) {
-      stateOf[argument] = problem.stateNames.size();
-      problem.stateNames.push_back(getValueName(argument));
-    }
-
+  ProblemExtractor extractor(function, problem);
+  extractor.addStates();
   for (Operation *op : analysis->getSchedule()) {
     FailureOr<OpCost> cost = costModel.getCost(op);
     if (failed(cost))
       return failure();
-    // Updated state and views have no arena bytes of their own.
-    std::vector<int64_t> resultBytes;
-    for (Value result : op->getResults())
-      resultBytes.push_back(storage.getKind(result) == StorageKind::Arena
-                                ? getTypeBytes(result.getType()).value_or(0)
-                                : 0);
-    // Every value the op reads from the body, its regions included; reading
-    // a view reads its owner's bytes too.
-    std::vector<ValueId> operands;
-    std::vector<int32_t> stateReads;
-    op->walk([&](Operation *nested) {
-      for (Value operand : nested->getOperands()) {
-        if (BlockArgument argument = getArgumentRead(operand)) {
-          auto state = stateOf.find(argument);
-          if (state != stateOf.end() &&
-              !llvm::is_contained(stateReads, state->second))
-            stateReads.push_back(state->second);
-        }
-        auto it = valueIds.find(operand);
-        if (it == valueIds.end())
-          continue;
-        operands.push_back(it->second);
-        if (ValueId owner = problem.values[it->second].viewOf; owner >= 0)
-          operands.push_back(owner);
-      }
-    });
-    std::string name = getOpName(op).str();
-    if (name.empty())
-      name = getValueName(op->getNumResults() ? op->getResult(0) : Value());
-    NodeId id = problem.addNode(name, cost->cost, resultBytes, operands);
-    RematNode &node = problem.nodes[id];
-    node.workspaceBytes = cost->workspaceBytes;
-    node.recomputable = cost->recomputable && isMemoryEffectFree(op);
-    node.phase = toNodePhase(op);
-    node.policy = toNodePolicy(op);
-    node.stateReads = std::move(stateReads);
-    for (auto [index, result] : llvm::enumerate(op->getResults())) {
-      ValueId value = node.results[index];
-      valueIds[result] = value;
-      problem.values[value].alignment =
-          isa<GraphNodeOp>(op) ? 1 : kTensorAlignment;
-      if (BlockArgument updated = storage.getUpdatedArgument(result)) {
-        node.stateWrites.push_back(stateOf.lookup(updated));
-        node.recomputable = false;
-      }
-      Value owner = storage.getOwner(result);
-      if (storage.getKind(result) == StorageKind::View &&
-          !isa<BlockArgument>(owner))
-        problem.values[value].viewOf = valueIds.lookup(owner);
-    }
-    nodeIds[op] = id;
+    extractor.addNode(op, *cost);
     extracted.ops.push_back(op);
   }
-  for (Value returned : body.getTerminator()->getOperands()) {
-    auto it = valueIds.find(returned);
-    if (it == valueIds.end())
-      continue;
-    problem.values[it->second].isOutput = true;
-    if (ValueId owner = problem.values[it->second].viewOf; owner >= 0)
-      problem.values[owner].isOutput = true;
-  }
+  extractor.markOutputs();
   std::string error = problem.verify();
   if (!error.empty())
     return emitFunctionError(function)

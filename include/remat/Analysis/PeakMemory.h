@@ -20,6 +20,7 @@
 #include "mlir/IR/Operation.h"
 #include "mlir/Interfaces/FunctionInterfaces.h"
 #include "mlir/Support/LLVM.h"
+#include "llvm/ADT/DenseMap.h"
 
 #include <string>
 #include <vector>
@@ -82,6 +83,16 @@ public:
   void print(raw_ostream &os) const;
 
 private:
+  /// The steps of analyze(): the arguments' bytes, the ops in order, each
+  /// value's lifetime, and the bytes live at each step.
+  LogicalResult measureArguments(Block &block, const ValueStorage &storage);
+  LogicalResult collectSteps(Block &block,
+                             llvm::DenseMap<Operation *, int64_t> &stepOf);
+  LogicalResult
+  measureValues(Block &block, const ValueStorage &storage,
+                const llvm::DenseMap<Operation *, int64_t> &stepOf);
+  LogicalResult computeProfile();
+
   FunctionOpInterface function;
   std::vector<Operation *> schedule;
   int64_t argumentBytes = 0;
