@@ -270,78 +270,89 @@ std::optional<StringRef> getNonEmptyString(NamedAttribute attribute,
   return string.getValue();
 }
 
-LogicalResult verifyRematAttribute(NamedAttribute attribute, Site site,
-                                   function_ref<InFlightDiagnostic()> emitError) {
-  StringRef name = attribute.getName().getValue();
-  auto allowedAt = [&](std::initializer_list<Site> sites) -> LogicalResult {
-    if (llvm::is_contained(sites, site))
-      return success();
-    return emitError() << "'" << name << "' is not allowed on "
-                       << describe(site);
-  };
-  auto checkValue = [&](bool (*isKnown)(StringRef),
-                        StringRef allowed) -> LogicalResult {
-    std::optional<StringRef> value = getNonEmptyString(attribute, emitError);
-    if (!value)
-      return failure();
-    if (isKnown(*value))
-      return success();
-    return emitError() << "'" << name << "' must be one of " << allowed
-                       << ", got '" << *value << "'";
-  };
+/// What a remat attribute's value must be.
+enum class ValueRule {
+  NonEmptyString,
+  Role,
+  Phase,
+  Policy,
+  MicroStep,
+  Offsets,
+  SolveRecord,
+  NonNegativeInteger,
+};
 
-  if (name == attr::kName)
+/// Where each remat attribute may sit and what its value must be
+/// (`remat.name` may sit anywhere).
+struct AttributeRule {
+  StringLiteral name;
+  std::optional<Site> site;
+  ValueRule value;
+};
+
+const AttributeRule kAttributeRules[] = {
+    {attr::kName, std::nullopt, ValueRule::NonEmptyString},
+    {attr::kRole, Site::Argument, ValueRule::Role},
+    {attr::kPhase, Site::Op, ValueRule::Phase},
+    {attr::kPolicy, Site::Op, ValueRule::Policy},
+    {attr::kMicroStep, Site::Op, ValueRule::MicroStep},
+    {attr::kMicroOrigin, Site::Op, ValueRule::NonEmptyString},
+    {attr::kRecomputeOf, Site::Op, ValueRule::NonEmptyString},
+    {attr::kWeights, Site::Op, ValueRule::NonEmptyString},
+    {attr::kOffsets, Site::Op, ValueRule::Offsets},
+    {attr::kSolve, Site::Op, ValueRule::SolveRecord},
+    {attr::kUpdates, Site::Result, ValueRule::NonEmptyString},
+    {attr::kWorkspaceOffset, Site::Op, ValueRule::NonNegativeInteger},
+    {attr::kArenaBytes, Site::Op, ValueRule::NonNegativeInteger},
+};
+
+/// Checks that `attribute` is a string one of whose spellings `isKnown`
+/// takes (`allowed` lists them).
+LogicalResult verifyEnumSpelling(NamedAttribute attribute,
+                                 bool (*isKnown)(StringRef), StringRef allowed,
+                                 function_ref<InFlightDiagnostic()> emitError) {
+  std::optional<StringRef> value = getNonEmptyString(attribute, emitError);
+  if (!value)
+    return failure();
+  if (isKnown(*value))
+    return success();
+  return emitError() << "'" << attribute.getName().getValue()
+                     << "' must be one of " << allowed << ", got '" << *value
+                     << "'";
+}
+
+LogicalResult
+verifyAttributeValue(NamedAttribute attribute, ValueRule rule,
+                     function_ref<InFlightDiagnostic()> emitError) {
+  StringRef name = attribute.getName().getValue();
+  Attribute value = attribute.getValue();
+  switch (rule) {
+  case ValueRule::NonEmptyString:
     return success(getNonEmptyString(attribute, emitError).has_value());
-  if (name == attr::kRole) {
-    if (failed(allowedAt({Site::Argument})))
-      return failure();
-    return checkValue(
+  case ValueRule::Role:
+    return verifyEnumSpelling(
+        attribute,
         [](StringRef v) { return symbolizeArgumentRole(v).has_value(); },
-        "input, label, weight, buffer, opt_state, step, seed");
-  }
-  if (name == attr::kPhase) {
-    if (failed(allowedAt({Site::Op})))
-      return failure();
-    return checkValue([](StringRef v) { return symbolizePhase(v).has_value(); },
-                      "forward, backward, update");
-  }
-  if (name == attr::kPolicy) {
-    if (failed(allowedAt({Site::Op})))
-      return failure();
-    return checkValue(
-        [](StringRef v) { return symbolizeOpPolicy(v).has_value(); },
-        "keep, recompute");
-  }
-  if (name == attr::kMicroStep) {
-    if (failed(allowedAt({Site::Op})))
-      return failure();
-    auto index = dyn_cast<IntegerAttr>(attribute.getValue());
+        "input, label, weight, buffer, opt_state, step, seed", emitError);
+  case ValueRule::Phase:
+    return verifyEnumSpelling(
+        attribute, [](StringRef v) { return symbolizePhase(v).has_value(); },
+        "forward, backward, update", emitError);
+  case ValueRule::Policy:
+    return verifyEnumSpelling(
+        attribute, [](StringRef v) { return symbolizeOpPolicy(v).has_value(); },
+        "keep, recompute", emitError);
+  case ValueRule::MicroStep: {
+    auto index = dyn_cast<IntegerAttr>(value);
     if (!index || !index.getType().isInteger(64) || index.getInt() < 1)
       return emitError() << "'" << name
                          << "' must be an i64 micro-step index of at least 1";
     return success();
   }
-  if (name == attr::kMicroOrigin) {
-    if (failed(allowedAt({Site::Op})))
-      return failure();
-    return success(getNonEmptyString(attribute, emitError).has_value());
-  }
-  if (name == attr::kRecomputeOf) {
-    if (failed(allowedAt({Site::Op})))
-      return failure();
-    return success(getNonEmptyString(attribute, emitError).has_value());
-  }
-  if (name == attr::kWeights) {
-    if (failed(allowedAt({Site::Op})))
-      return failure();
-    return success(getNonEmptyString(attribute, emitError).has_value());
-  }
-  if (name == attr::kOffsets) {
-    if (failed(allowedAt({Site::Op})))
-      return failure();
+  case ValueRule::Offsets: {
     // -1: the value lives in an argument's buffer (updated state, a view
     // of an argument).
-    auto offsets = dyn_cast<DenseI64ArrayAttr>(attribute.getValue());
+    auto offsets = dyn_cast<DenseI64ArrayAttr>(value);
     if (!offsets || llvm::any_of(offsets.asArrayRef(),
                                  [](int64_t offset) { return offset < -1; }))
       return emitError() << "'" << name
@@ -349,27 +360,34 @@ LogicalResult verifyRematAttribute(NamedAttribute attribute, Site site,
                             "non-negative or -1 (in an argument's buffer)";
     return success();
   }
-  if (name == attr::kSolve) {
-    if (failed(allowedAt({Site::Op})))
-      return failure();
-    if (!isa<SolveRecordAttr>(attribute.getValue()))
+  case ValueRule::SolveRecord:
+    if (!isa<SolveRecordAttr>(value))
       return emitError() << "'" << name << "' must be a #remat.solve record";
     return success();
-  }
-  if (name == attr::kUpdates) {
-    if (failed(allowedAt({Site::Result})))
-      return failure();
-    return success(getNonEmptyString(attribute, emitError).has_value());
-  }
-  if (name == attr::kWorkspaceOffset || name == attr::kArenaBytes) {
-    if (failed(allowedAt({Site::Op})))
-      return failure();
-    auto value = dyn_cast<IntegerAttr>(attribute.getValue());
-    if (!value || value.getValue().isNegative())
+  case ValueRule::NonNegativeInteger: {
+    auto integer = dyn_cast<IntegerAttr>(value);
+    if (!integer || integer.getValue().isNegative())
       return emitError() << "'" << name << "' must be a non-negative integer";
     return success();
   }
-  return emitError() << "unknown remat attribute '" << name << "'";
+  }
+  llvm_unreachable("unknown value rule");
+}
+
+LogicalResult
+verifyRematAttribute(NamedAttribute attribute, Site site,
+                     function_ref<InFlightDiagnostic()> emitError) {
+  StringRef name = attribute.getName().getValue();
+  const AttributeRule *rule =
+      llvm::find_if(kAttributeRules, [&](const AttributeRule &candidate) {
+        return candidate.name == name;
+      });
+  if (rule == std::end(kAttributeRules))
+    return emitError() << "unknown remat attribute '" << name << "'";
+  if (rule->site && *rule->site != site)
+    return emitError() << "'" << name << "' is not allowed on "
+                       << describe(site);
+  return verifyAttributeValue(attribute, rule->value, emitError);
 }
 
 /// The op of `block` that reads `value` at `use`, or null.
