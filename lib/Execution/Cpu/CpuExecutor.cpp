@@ -317,6 +317,18 @@ public:
                         CpuRunReport &report);
 
 private:
+  /// Runs a view op: its source reinterpreted.
+  LogicalResult runView(Operation *op, int64_t offset);
+  /// Runs op's kernel into its results' destinations (`offsetOf(i)`: result
+  /// i's planned offset).
+  LogicalResult runKernelOp(Operation *op,
+                            function_ref<int64_t(unsigned)> offsetOf);
+  /// Measures what is live after the op at `step` and frees what was last
+  /// needed there.
+  void finishOp(Operation *op, int64_t step, CpuRunReport &report);
+  /// Records the step's scalars, and on the last step its results, the
+  /// final arguments and the measured peak.
+  LogicalResult recordStep(bool lastStep, CpuRunReport &report);
   /// The tensor an arena value is written to: its slot, after checking that
   /// no live value overlaps it (planned), or a fresh tensor (unplanned).
   FailureOr<at::Tensor> makeArenaDestination(Operation *op, Value value,
@@ -453,92 +465,77 @@ void Runner::prepare(bool warnUnplanned, CpuRunReport &report) {
     use(value, INT64_MAX);
 }
 
-LogicalResult Runner::runStep(ArrayRef<at::Tensor> arguments, bool lastStep,
-                              CpuRunReport &report) {
-  Block &body = function.getFunctionBody().front();
-  tensors.clear();
-  live.clear();
-  slotOffsets.clear();
-  for (auto [argument, tensor] : llvm::zip(body.getArguments(), arguments))
-    tensors[argument] = tensor;
+LogicalResult Runner::runView(Operation *op, int64_t offset) {
+  // The source's bytes reinterpreted with the view's shape: no kernel, no
+  // copy, no bytes of its own.
+  Value result = op->getResult(0);
+  if (failed(checkSharedOffset(op, result, offset)))
+    return failure();
+  auto viewSource = cast<ViewLikeOpInterface>(op).getViewSource();
+  ArrayRef<int64_t> shape = cast<RankedTensorType>(result.getType()).getShape();
+  tensors[result] = tensors.lookup(viewSource)
+                        .view(at::IntArrayRef(shape.data(), shape.size()));
+  return success();
+}
 
-  for (auto [step, op] : llvm::enumerate(analysis.getSchedule())) {
-    auto offsets = op->getAttrOfType<DenseI64ArrayAttr>(attr::kOffsets);
-    auto offsetOf = [&](unsigned index) -> int64_t {
-      return planned ? offsets[index] : 0;
-    };
-    if (planned && op->getNumResults() > 0 &&
-        offsets.size() != op->getNumResults())
-      return op->emitOpError()
-             << "has " << offsets.size() << " remat.offsets entries for "
-             << op->getNumResults() << " results";
-    if (isViewOp(op)) {
-      // The source's bytes reinterpreted with the view's shape: no kernel,
-      // no copy, no bytes of its own.
-      Value result = op->getResult(0);
-      if (failed(checkSharedOffset(op, result, offsetOf(0))))
+LogicalResult Runner::runKernelOp(Operation *op,
+                                  function_ref<int64_t(unsigned)> offsetOf) {
+  std::vector<at::Tensor> operands;
+  for (Value operand : op->getOperands())
+    operands.push_back(tensors.lookup(operand));
+  // Where each result goes, and what the kernel writes into: the same,
+  // except that a kernel never writes into the buffer of an argument it
+  // reads (an update written over the old value it reads, as nn.adam's new
+  // parameter over the parameter): it computes into a temporary that is
+  // copied into the argument's buffer once every result is computed.
+  std::vector<at::Tensor> destinations, kernelOuts;
+  for (auto [index, result] : llvm::enumerate(op->getResults())) {
+    at::Tensor destination;
+    if (BlockArgument argument = storage.getUpdatedArgument(result)) {
+      if (failed(checkSharedOffset(op, result, offsetOf(index))))
         return failure();
-      auto viewSource = cast<ViewLikeOpInterface>(op).getViewSource();
-      ArrayRef<int64_t> shape =
-          cast<RankedTensorType>(result.getType()).getShape();
-      tensors[result] = tensors.lookup(viewSource)
-                            .view(at::IntArrayRef(shape.data(), shape.size()));
+      destination = tensors.lookup(argument);
     } else {
-      std::vector<at::Tensor> operands;
-      for (Value operand : op->getOperands())
-        operands.push_back(tensors.lookup(operand));
-      // Where each result goes, and what the kernel writes into: the same,
-      // except that a kernel never writes into the buffer of an argument it
-      // reads (an update written over the old value it reads, as nn.adam's
-      // new parameter over the parameter): it computes into a temporary that
-      // is copied into the argument's buffer once every result is computed.
-      std::vector<at::Tensor> destinations, kernelOuts;
-      for (auto [index, result] : llvm::enumerate(op->getResults())) {
-        at::Tensor destination;
-        if (BlockArgument argument = storage.getUpdatedArgument(result)) {
-          if (failed(checkSharedOffset(op, result, offsetOf(index))))
-            return failure();
-          destination = tensors.lookup(argument);
-        } else {
-          FailureOr<at::Tensor> slot =
-              makeArenaDestination(op, result, offsetOf(index));
-          if (failed(slot))
-            return failure();
-          destination = *slot;
-        }
-        bool readByOp = storage.getUpdatedArgument(result) &&
-                        llvm::any_of(operands, [&](const at::Tensor &operand) {
-                          return operand.is_alias_of(destination);
-                        });
-        destinations.push_back(destination);
-        kernelOuts.push_back(readByOp ? at::empty_like(destination)
-                                      : destination);
-      }
-      FailureOr<std::vector<at::Tensor>> results =
-          runKernel(op, operands, kernelOuts);
-      if (failed(results))
+      FailureOr<at::Tensor> slot =
+          makeArenaDestination(op, result, offsetOf(index));
+      if (failed(slot))
         return failure();
-      for (auto [index, result] : llvm::enumerate(op->getResults()))
-        if (failed(place(op, result, destinations[index], (*results)[index])))
-          return failure();
+      destination = *slot;
     }
-    int64_t occupied = analysis.getWorkspaceBytes()[step];
-    for (const Slot &slot : live)
-      occupied += slot.bytes;
-    measuredPeak = std::max(measuredPeak, report.argumentBytes + occupied);
-    // Values whose bytes were last needed here leave the arena; unplanned,
-    // the executor drops its reference to values last used here (a view
-    // keeps its owner's storage alive).
-    llvm::erase_if(live, [&](const Slot &slot) {
-      return slot.lastStep <= int64_t(step);
-    });
-    if (!planned)
-      for (Value operand : op->getOperands())
-        if (!isa<BlockArgument>(operand) &&
-            valueLastStep.lookup(operand) <= int64_t(step))
-          tensors.erase(operand);
+    bool readByOp = storage.getUpdatedArgument(result) &&
+                    llvm::any_of(operands, [&](const at::Tensor &operand) {
+                      return operand.is_alias_of(destination);
+                    });
+    destinations.push_back(destination);
+    kernelOuts.push_back(readByOp ? at::empty_like(destination) : destination);
   }
+  FailureOr<std::vector<at::Tensor>> results =
+      runKernel(op, operands, kernelOuts);
+  if (failed(results))
+    return failure();
+  for (auto [index, result] : llvm::enumerate(op->getResults()))
+    if (failed(place(op, result, destinations[index], (*results)[index])))
+      return failure();
+  return success();
+}
 
+void Runner::finishOp(Operation *op, int64_t step, CpuRunReport &report) {
+  int64_t occupied = analysis.getWorkspaceBytes()[step];
+  for (const Slot &slot : live)
+    occupied += slot.bytes;
+  measuredPeak = std::max(measuredPeak, report.argumentBytes + occupied);
+  // Values whose bytes were last needed here leave the arena; unplanned,
+  // the executor drops its reference to values last used here (a view
+  // keeps its owner's storage alive).
+  llvm::erase_if(live, [&](const Slot &slot) { return slot.lastStep <= step; });
+  if (!planned)
+    for (Value operand : op->getOperands())
+      if (!isa<BlockArgument>(operand) && valueLastStep.lookup(operand) <= step)
+        tensors.erase(operand);
+}
+
+LogicalResult Runner::recordStep(bool lastStep, CpuRunReport &report) {
+  Block &body = function.getFunctionBody().front();
   Operation *terminator = body.getTerminator();
   std::vector<NamedArray> scalars;
   for (auto [index, value] : llvm::enumerate(terminator->getOperands())) {
@@ -571,6 +568,33 @@ LogicalResult Runner::runStep(ArrayRef<at::Tensor> arguments, bool lastStep,
               "says "
            << report.analysisPeakBytes;
   return success();
+}
+
+LogicalResult Runner::runStep(ArrayRef<at::Tensor> arguments, bool lastStep,
+                              CpuRunReport &report) {
+  Block &body = function.getFunctionBody().front();
+  tensors.clear();
+  live.clear();
+  slotOffsets.clear();
+  for (auto [argument, tensor] : llvm::zip(body.getArguments(), arguments))
+    tensors[argument] = tensor;
+
+  for (auto [step, op] : llvm::enumerate(analysis.getSchedule())) {
+    auto offsets = op->getAttrOfType<DenseI64ArrayAttr>(attr::kOffsets);
+    auto offsetOf = [&](unsigned index) -> int64_t {
+      return planned ? offsets[index] : 0;
+    };
+    if (planned && op->getNumResults() > 0 &&
+        offsets.size() != op->getNumResults())
+      return op->emitOpError()
+             << "has " << offsets.size() << " remat.offsets entries for "
+             << op->getNumResults() << " results";
+    if (failed(isViewOp(op) ? runView(op, offsetOf(0))
+                            : runKernelOp(op, offsetOf)))
+      return failure();
+    finishOp(op, int64_t(step), report);
+  }
+  return recordStep(lastStep, report);
 }
 
 } // namespace

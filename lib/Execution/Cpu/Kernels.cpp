@@ -109,7 +109,8 @@ private:
 
   std::optional<Tensors> elementwise();
   std::optional<Tensors> linear();
-  std::optional<Tensors> convolutionAndPooling();
+  std::optional<Tensors> convolution();
+  std::optional<Tensors> poolingAndResizing();
   std::optional<Tensors> normalization();
   std::optional<Tensors> shapes();
   std::optional<Tensors> losses();
@@ -218,7 +219,7 @@ std::optional<Tensors> KernelRunner::linear() {
       .Default([](Operation *) { return std::nullopt; });
 }
 
-std::optional<Tensors> KernelRunner::convolutionAndPooling() {
+std::optional<Tensors> KernelRunner::convolution() {
   return llvm::TypeSwitch<Operation *, std::optional<Tensors>>(op)
       .Case([&](nn::Conv2dOp o) {
         c10::optional<at::Tensor> bias;
@@ -255,6 +256,11 @@ std::optional<Tensors> KernelRunner::convolutionAndPooling() {
       .Case([&](nn::Conv2dBackwardBiasOp) {
         return Tensors{in[0].sum({0, 2, 3})};
       })
+      .Default([](Operation *) { return std::nullopt; });
+}
+
+std::optional<Tensors> KernelRunner::poolingAndResizing() {
+  return llvm::TypeSwitch<Operation *, std::optional<Tensors>>(op)
       .Case([&](nn::MaxPool2dOp o) {
         at::max_pool2d_with_indices_out(
             out(0), out(1), in[0], ref(o.getKernelSize()), ref(o.getStride()),
@@ -460,9 +466,9 @@ FailureOr<Tensors> KernelRunner::run() {
       return Tensors{*result};
   for (auto family :
        {&KernelRunner::elementwise, &KernelRunner::linear,
-        &KernelRunner::convolutionAndPooling, &KernelRunner::normalization,
-        &KernelRunner::shapes, &KernelRunner::losses,
-        &KernelRunner::optimizers})
+        &KernelRunner::convolution, &KernelRunner::poolingAndResizing,
+        &KernelRunner::normalization, &KernelRunner::shapes,
+        &KernelRunner::losses, &KernelRunner::optimizers})
     if (std::optional<Tensors> results = (this->*family)())
       return *results;
   return op->emitOpError("has no CPU kernel in remat-run");
