@@ -120,33 +120,39 @@ void writeLegend(raw_ostream &os, ArrayRef<std::string> solvers,
 
 } // namespace
 
-void mlir::remat::writeSweepSvg(raw_ostream &os, StringRef title,
-                                ArrayRef<SweepChartPoint> points) {
+namespace {
+/// What the points hold: the budget range, the largest extra time, the
+/// winning solvers in order of first appearance, and whether any budget is
+/// unmet.
+struct SweepSummary {
   double low = 0, high = 1, maxExtra = 0.0;
+  std::vector<std::string> solvers;
+  bool anyUnmet = false;
+};
+
+SweepSummary summarize(ArrayRef<SweepChartPoint> points) {
+  SweepSummary summary;
   if (!points.empty()) {
     auto [min, max] = std::minmax_element(
         points.begin(), points.end(), [](const auto &a, const auto &b) {
           return a.budgetBytes < b.budgetBytes;
         });
-    low = min->budgetBytes;
-    high = max->budgetBytes;
+    summary.low = min->budgetBytes;
+    summary.high = max->budgetBytes;
   }
-  std::vector<std::string> solvers;
-  bool anyUnmet = false;
   for (const SweepChartPoint &point : points) {
     if (!point.fits) {
-      anyUnmet = true;
+      summary.anyUnmet = true;
       continue;
     }
-    maxExtra = std::max(maxExtra, point.extraTime);
-    if (!llvm::is_contained(solvers, point.solver))
-      solvers.push_back(point.solver);
+    summary.maxExtra = std::max(summary.maxExtra, point.extraTime);
+    if (!llvm::is_contained(summary.solvers, point.solver))
+      summary.solvers.push_back(point.solver);
   }
-  ByteAxis xTicks = getByteAxis(low, high, 6, ByteUnits::Binary);
-  // Extra time in percent on round ticks; at least up to +1%.
-  std::vector<double> yTicks = getRoundTicks(std::max(maxExtra, 0.01), 5, 0.01);
-  Axes axes{xTicks.ticks.front(), xTicks.ticks.back(), yTicks.back()};
+  return summary;
+}
 
+void writeHeader(raw_ostream &os, StringRef title) {
   os << llvm::format("<svg xmlns=\"http://www.w3.org/2000/svg\" "
                      "width=\"%.0f\" height=\"%.0f\" viewBox=\"0 0 %.0f %.0f\" "
                      "font-family=\"sans-serif\">\n",
@@ -157,28 +163,22 @@ void mlir::remat::writeSweepSvg(raw_ostream &os, StringRef title,
                      "font-size=\"15\">",
                      kLeft)
      << escape(title) << "</text>\n";
-  writeLegend(os, solvers, anyUnmet);
-  if (anyUnmet) {
-    os << llvm::format("<rect x=\"%.1f\" y=\"%.1f\" width=\"%.1f\" "
-                       "height=\"20\" fill=\"#fdecea\"/>\n",
-                       kLeft, kUnmetY - 10, kPlotRight - kLeft);
-    os << llvm::format("<text x=\"%.1f\" y=\"%.1f\" text-anchor=\"end\" "
-                       "font-size=\"11\" fill=\"#d62728\">unmet"
-                       "</text>\n",
-                       kLeft - 6, kUnmetY + 4);
-  }
-  writeYAxis(os, axes, yTicks);
-  writeXAxis(os, axes, xTicks);
+}
 
-  // Join consecutive budgets that fit (in budget order). A tiny negative
-  // extra time (noise in a measured profile) is no saving: clamp it at 0
-  // so that neither the curve nor a tooltip shows "+-0%".
-  std::vector<SweepChartPoint> sorted(points.begin(), points.end());
-  for (SweepChartPoint &point : sorted)
-    point.extraTime = std::max(0.0, point.extraTime);
-  std::sort(sorted.begin(), sorted.end(), [](const auto &a, const auto &b) {
-    return a.budgetBytes < b.budgetBytes;
-  });
+/// The band below the plot where unmet budgets sit.
+void writeUnmetBand(raw_ostream &os) {
+  os << llvm::format("<rect x=\"%.1f\" y=\"%.1f\" width=\"%.1f\" "
+                     "height=\"20\" fill=\"#fdecea\"/>\n",
+                     kLeft, kUnmetY - 10, kPlotRight - kLeft);
+  os << llvm::format("<text x=\"%.1f\" y=\"%.1f\" text-anchor=\"end\" "
+                     "font-size=\"11\" fill=\"#d62728\">unmet"
+                     "</text>\n",
+                     kLeft - 6, kUnmetY + 4);
+}
+
+/// Joins consecutive budgets that fit (`sorted` is in budget order).
+void writeCurve(raw_ostream &os, const Axes &axes,
+                ArrayRef<SweepChartPoint> sorted) {
   std::string path;
   auto flush = [&] {
     if (path.find(' ') != std::string::npos)
@@ -196,26 +196,57 @@ void mlir::remat::writeSweepSvg(raw_ostream &os, StringRef title,
                         axes.x(point.budgetBytes), axes.y(point.extraTime));
   }
   flush();
+}
 
-  for (const SweepChartPoint &point : sorted) {
-    std::string budget = formatBytes(point.budgetBytes, ByteUnits::Binary);
-    double x = axes.x(point.budgetBytes);
-    if (!point.fits) {
-      os << llvm::format("<circle class=\"unmet\" cx=\"%.1f\" cy=\"%.1f\" "
-                         "r=\"5\" fill=\"white\" stroke=\"#d62728\" "
-                         "stroke-width=\"1.5\">",
-                         x, kUnmetY)
-         << "<title>budget " << budget << " (" << point.budgetBytes
-         << " bytes): cannot be met</title></circle>\n";
-      continue;
-    }
-    size_t index = llvm::find(solvers, point.solver) - solvers.begin();
-    os << llvm::format("<circle class=\"fits\" cx=\"%.1f\" cy=\"%.1f\" "
-                       "r=\"5\" fill=\"%s\">",
-                       x, axes.y(point.extraTime), kSolverColors[index % 8])
+void writePoint(raw_ostream &os, const Axes &axes,
+                ArrayRef<std::string> solvers, const SweepChartPoint &point) {
+  std::string budget = formatBytes(point.budgetBytes, ByteUnits::Binary);
+  double x = axes.x(point.budgetBytes);
+  if (!point.fits) {
+    os << llvm::format("<circle class=\"unmet\" cx=\"%.1f\" cy=\"%.1f\" "
+                       "r=\"5\" fill=\"white\" stroke=\"#d62728\" "
+                       "stroke-width=\"1.5\">",
+                       x, kUnmetY)
        << "<title>budget " << budget << " (" << point.budgetBytes
-       << " bytes): +" << formatNumber(100.0 * point.extraTime, 2)
-       << "% time, solver " << escape(point.solver) << "</title></circle>\n";
+       << " bytes): cannot be met</title></circle>\n";
+    return;
   }
+  size_t index = llvm::find(solvers, point.solver) - solvers.begin();
+  os << llvm::format("<circle class=\"fits\" cx=\"%.1f\" cy=\"%.1f\" "
+                     "r=\"5\" fill=\"%s\">",
+                     x, axes.y(point.extraTime), kSolverColors[index % 8])
+     << "<title>budget " << budget << " (" << point.budgetBytes << " bytes): +"
+     << formatNumber(100.0 * point.extraTime, 2) << "% time, solver "
+     << escape(point.solver) << "</title></circle>\n";
+}
+} // namespace
+
+void mlir::remat::writeSweepSvg(raw_ostream &os, StringRef title,
+                                ArrayRef<SweepChartPoint> points) {
+  SweepSummary summary = summarize(points);
+  ByteAxis xTicks =
+      getByteAxis(summary.low, summary.high, 6, ByteUnits::Binary);
+  // Extra time in percent on round ticks; at least up to +1%.
+  std::vector<double> yTicks =
+      getRoundTicks(std::max(summary.maxExtra, 0.01), 5, 0.01);
+  Axes axes{xTicks.ticks.front(), xTicks.ticks.back(), yTicks.back()};
+
+  writeHeader(os, title);
+  writeLegend(os, summary.solvers, summary.anyUnmet);
+  if (summary.anyUnmet)
+    writeUnmetBand(os);
+  writeYAxis(os, axes, yTicks);
+  writeXAxis(os, axes, xTicks);
+  // A tiny negative extra time (noise in a measured profile) is no saving:
+  // clamp it at 0 so that neither the curve nor a tooltip shows "+-0%".
+  std::vector<SweepChartPoint> sorted(points.begin(), points.end());
+  for (SweepChartPoint &point : sorted)
+    point.extraTime = std::max(0.0, point.extraTime);
+  std::sort(sorted.begin(), sorted.end(), [](const auto &a, const auto &b) {
+    return a.budgetBytes < b.budgetBytes;
+  });
+  writeCurve(os, axes, sorted);
+  for (const SweepChartPoint &point : sorted)
+    writePoint(os, axes, summary.solvers, point);
   os << "</svg>\n";
 }

@@ -214,49 +214,92 @@ static int writeStep(TorchScriptImport &step, OutputDirectory &weights,
   return 0;
 }
 
+/// The files `compile` writes, as temporaries until the step is written.
+struct CompileOutputs {
+  OutputGroup group;
+  OutputDirectory *weights = nullptr;
+  OutputFile *report = nullptr, *timeline = nullptr, *unplanned = nullptr;
+  OutputFile *output = nullptr;
+};
+
+/// Every output is a temporary until the step is compiled and written: an
+/// unwritable destination fails here, before any work, and a failure later
+/// leaves the old files as they were.
+static LogicalResult addCompileOutputs(CompileOutputs &outputs,
+                                       StringRef weightsPath,
+                                       std::string &error) {
+  OutputGroup &group = outputs.group;
+  if (failed(addInputs(group, error)))
+    return failure();
+  FailureOr<OutputDirectory *> weights =
+      group.addDirectory(weightsPath, error, getWeightsName());
+  if (failed(weights))
+    return failure();
+  outputs.weights = *weights;
+  auto addFile = [&](StringRef path, StringRef option,
+                     OutputFile *&file) -> LogicalResult {
+    if (path.empty())
+      return success();
+    FailureOr<OutputFile *> added = group.addFile(path, error, option);
+    if (failed(added))
+      return failure();
+    file = *added;
+    return success();
+  };
+  return success(
+      succeeded(addFile(reportPath, "--report", outputs.report)) &&
+      succeeded(addFile(timelinePath, "--timeline", outputs.timeline)) &&
+      succeeded(
+          addFile(unplannedPath, "--write-unplanned", outputs.unplanned)) &&
+      succeeded(addFile(outputFile, "-o", outputs.output)));
+}
+
+/// The report pass for --report and --timeline, writing into their
+/// temporaries.
+static void addReportPass(PassManager &pm, const CompileOutputs &outputs) {
+  if (reportPath.empty() && timelinePath.empty())
+    return;
+  RematReportPassOptions reportOptions;
+  if (!reportPath.empty()) {
+    reportOptions.path = outputs.report->getTemporaryPath().str();
+    // The extension of the user's file, not of its temporary.
+    reportOptions.format =
+        stringifyReportFormat(getReportFormatForPath(reportPath)).str();
+  }
+  if (!timelinePath.empty())
+    reportOptions.timeline = outputs.timeline->getTemporaryPath().str();
+  reportOptions.device = rematOptions.device;
+  pm.addPass(createRematReportPass(reportOptions));
+}
+
+/// The option errors of `compile` found before any work, or "".
+static std::string checkCompileOptions() {
+  if (!rematOptions.budget.isSet())
+    return "--budget is required (2.5GB, 512MiB, 123456, 80%)";
+  if (!checkpointsOption.empty() && rematOptions.solver != SolverSpec() &&
+      rematOptions.solver.getKind() != SolverKind::Marks)
+    return "--checkpoints runs the marks solver; drop --solver=" +
+           rematOptions.solver.str();
+  if (outputFile == "-" && weightsOption.empty())
+    return "writing the MLIR to stdout needs --weights=DIR";
+  return "";
+}
+
 static int runCompile(MLIRContext &context) {
   FailureOr<ModelSpec> spec =
       getModelSpec(context, inputShapes, "--input-shape");
   FailureOr<const DeviceProfile *> device = getDevice(context);
   if (failed(spec) || failed(device))
     return 1;
-  if (!rematOptions.budget.isSet())
-    return fail("--budget is required (2.5GB, 512MiB, 123456, 80%)");
-  if (!checkpointsOption.empty() && rematOptions.solver != SolverSpec() &&
-      rematOptions.solver.getKind() != SolverKind::Marks)
-    return fail("--checkpoints runs the marks solver; drop --solver=" +
-                rematOptions.solver.str());
-  if (outputFile == "-" && weightsOption.empty())
-    return fail("writing the MLIR to stdout needs --weights=DIR");
+  if (std::string error = checkCompileOptions(); !error.empty())
+    return fail(error);
   FailureOr<int64_t> batch = splitBatch(*spec);
   if (failed(batch))
     return 1;
   std::string weightsPath = getWeightsPath(outputFile);
-  // Every output is a temporary until the step is compiled and written:
-  // an unwritable destination fails here, before any work, and a failure
-  // later leaves the old files as they were. The report pass writes into
-  // the temporaries of --report and --timeline.
   std::string error;
-  OutputGroup outputs;
-  if (failed(addInputs(outputs, error)))
-    return fail(error);
-  FailureOr<OutputDirectory *> weights =
-      outputs.addDirectory(weightsPath, error, getWeightsName());
-  if (failed(weights))
-    return fail(error);
-  FailureOr<OutputFile *> report, timeline, unplanned;
-  if (!reportPath.empty() &&
-      failed(report = outputs.addFile(reportPath, error, "--report")))
-    return fail(error);
-  if (!timelinePath.empty() &&
-      failed(timeline = outputs.addFile(timelinePath, error, "--timeline")))
-    return fail(error);
-  if (!unplannedPath.empty() &&
-      failed(unplanned =
-                 outputs.addFile(unplannedPath, error, "--write-unplanned")))
-    return fail(error);
-  FailureOr<OutputFile *> output = outputs.addFile(outputFile, error, "-o");
-  if (failed(output))
+  CompileOutputs outputs;
+  if (failed(addCompileOutputs(outputs, weightsPath, error)))
     return fail(error);
 
   // The same step max-batch and sweep search over, at this batch.
@@ -264,8 +307,8 @@ static int runCompile(MLIRContext &context) {
       buildTrainingStep(*spec, *batch, &context, weightsPath);
   if (failed(step))
     return 1;
-  if (succeeded(unplanned))
-    step->module->print((*unplanned)->os());
+  if (outputs.unplanned)
+    step->module->print(outputs.unplanned->os());
   RematOptions options = rematOptions;
   if (!checkpointsOption.empty()) {
     FailureOr<std::vector<std::string>> names =
@@ -277,25 +320,13 @@ static int runCompile(MLIRContext &context) {
   PassManager pm(&context);
   options.recordSolveTime = !reportPath.empty();
   buildRematPipeline(pm, options);
-  if (!reportPath.empty() || !timelinePath.empty()) {
-    RematReportPassOptions reportOptions;
-    if (!reportPath.empty()) {
-      reportOptions.path = (*report)->getTemporaryPath().str();
-      // The extension of the user's file, not of its temporary.
-      reportOptions.format =
-          stringifyReportFormat(getReportFormatForPath(reportPath)).str();
-    }
-    if (!timelinePath.empty())
-      reportOptions.timeline = (*timeline)->getTemporaryPath().str();
-    reportOptions.device = rematOptions.device;
-    pm.addPass(createRematReportPass(reportOptions));
-  }
+  addReportPass(pm, outputs);
   if (failed(pm.run(*step->module)))
     return 1;
   if (failed(printSummary(*step->module, options, CostModel(**device))))
     return 1;
   // In the order added: the weights, the report, the timeline, -o last.
-  return writeStep(*step, **weights, **output, outputs);
+  return writeStep(*step, *outputs.weights, *outputs.output, outputs.group);
 }
 
 /// The files plan's -o writes: temporaries until the step is written.
@@ -367,6 +398,64 @@ static std::string describeNotApplicable(const PlanResult &plan) {
   return "every micro-batch was skipped";
 }
 
+/// The option errors of `plan` found before any work, or "".
+static std::string checkPlanOptions() {
+  if (!batchOption.getNumOccurrences())
+    return "--batch is required: the batch of one optimizer step";
+  if (batchOption < 1)
+    return "--batch must be at least 1, got " + std::to_string(batchOption);
+  if (batchOption > kMaxPlanBatch)
+    return "--batch must be at most " + std::to_string(kMaxPlanBatch) +
+           " (max-batch's default --max-batch), got " +
+           std::to_string(batchOption);
+  if (planOutputFile == "-" && weightsOption.empty())
+    return "writing the MLIR to stdout needs --weights=DIR";
+  if (planOutputFile == "-" && jsonOutput)
+    return "-o - and --json both write to stdout: write the step to a "
+           "file, or drop --json";
+  return "";
+}
+
+/// Gives the `checkpoints` policies the ops --checkpoints names. Names and
+/// module paths are the same at every micro-batch (micro-step i > 0 of an
+/// accumulated step keeps them with its `micro<i>.` prefix).
+static LogicalResult resolvePlanCheckpoints(MLIRContext &context,
+                                            const ModelSpec &spec,
+                                            std::vector<Policy> &policies) {
+  if (checkpointsOption.empty())
+    return success();
+  if (llvm::none_of(policies,
+                    [](const Policy &p) { return !p.checkpoints.empty(); })) {
+    fail("--checkpoints is a policy: name 'checkpoints' in --policies");
+    return failure();
+  }
+  TrainingStepBuilder steps(&context, spec);
+  FailureOr<ModuleOp> whole = steps.getStep(batchOption);
+  if (failed(whole))
+    return failure();
+  FailureOr<std::vector<std::string>> names =
+      resolveCheckpointOption(*whole, steps.getOpOrigins());
+  if (failed(names))
+    return failure();
+  for (Policy &policy : policies)
+    if (!policy.checkpoints.empty())
+      policy.checkpoints = *names;
+  return success();
+}
+
+/// Why no plan was chosen.
+static std::string describeUnmetPlan(const PlanResult &plan, int64_t budget) {
+  if (plan.getSmallestBytes() == INT64_MAX)
+    return "no policy applies to the step at any micro-batch: " +
+           describeNotApplicable(plan);
+  return "the budget " + std::string(rematOptions.budget.str()) + " (" +
+         std::to_string(budget) + " bytes) cannot hold the step at " +
+         "batch " + std::to_string(batchOption) +
+         " at any micro-batch under any policy; the smallest any "
+         "schedule reached is " +
+         std::to_string(plan.getSmallestBytes()) + " bytes";
+}
+
 static int runPlan(MLIRContext &context) {
   FailureOr<ModelSpec> spec =
       getModelSpec(context, sampleShapes, "--sample-shape");
@@ -375,42 +464,13 @@ static int runPlan(MLIRContext &context) {
   FailureOr<const DeviceProfile *> device = getDevice(context);
   if (failed(spec) || failed(budget) || failed(policies) || failed(device))
     return 1;
-  if (!batchOption.getNumOccurrences())
-    return fail("--batch is required: the batch of one optimizer step");
-  if (batchOption < 1)
-    return fail("--batch must be at least 1, got " +
-                std::to_string(batchOption));
-  if (batchOption > kMaxPlanBatch)
-    return fail("--batch must be at most " + std::to_string(kMaxPlanBatch) +
-                " (max-batch's default --max-batch), got " +
-                std::to_string(batchOption));
-  if (planOutputFile == "-" && weightsOption.empty())
-    return fail("writing the MLIR to stdout needs --weights=DIR");
-  if (planOutputFile == "-" && jsonOutput)
-    return fail("-o - and --json both write to stdout: write the step to a "
-                "file, or drop --json");
+  if (std::string error = checkPlanOptions(); !error.empty())
+    return fail(error);
   PlanOutputs outputs;
   if (!planOutputFile.empty() && failed(openPlanOutputs(outputs)))
     return 1;
-  if (!checkpointsOption.empty() &&
-      llvm::none_of(*policies,
-                    [](const Policy &p) { return !p.checkpoints.empty(); }))
-    return fail("--checkpoints is a policy: name 'checkpoints' in --policies");
-  if (!checkpointsOption.empty()) {
-    // Names and module paths are the same at every micro-batch (micro-step
-    // i > 0 of an accumulated step keeps them with its `micro<i>.` prefix).
-    TrainingStepBuilder steps(&context, *spec);
-    FailureOr<ModuleOp> whole = steps.getStep(batchOption);
-    if (failed(whole))
-      return 1;
-    FailureOr<std::vector<std::string>> names =
-        resolveCheckpointOption(*whole, steps.getOpOrigins());
-    if (failed(names))
-      return 1;
-    for (Policy &policy : *policies)
-      if (!policy.checkpoints.empty())
-        policy.checkpoints = *names;
-  }
+  if (failed(resolvePlanCheckpoints(context, *spec, *policies)))
+    return 1;
   // Keys name the ops of the step without accumulation, at micro-batch 1.
   FailureOr<TorchScriptImport> keyStep;
   FailureOr<CostModel> costModel =
@@ -432,16 +492,8 @@ static int runPlan(MLIRContext &context) {
       planTrainingBatch(*spec, &context, *costModel, options);
   if (failed(plan))
     return 1;
-  if (!plan->chosen && plan->getSmallestBytes() == INT64_MAX)
-    return fail("no policy applies to the step at any micro-batch: " +
-                describeNotApplicable(*plan));
   if (!plan->chosen)
-    return fail("the budget " + rematOptions.budget.str() + " (" +
-                std::to_string(*budget) + " bytes) cannot hold the step at " +
-                "batch " + std::to_string(batchOption) +
-                " at any micro-batch under any policy; the smallest any "
-                "schedule reached is " +
-                std::to_string(plan->getSmallestBytes()) + " bytes");
+    return fail(describeUnmetPlan(*plan, *budget));
   if (!planOutputFile.empty() &&
       writePlannedStep(context, *spec, *plan, *costModel, outputs))
     return 1;

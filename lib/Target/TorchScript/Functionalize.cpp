@@ -77,19 +77,11 @@ getListElements(jit::Value *list, jit::Node *insertBefore) {
   return elements;
 }
 
-/// Makes the mutation of one Python list functional: `list` (made by
-/// prim::ListConstruct, or `aten::copy` / `list()` of a list whose elements
-/// are known) is appended to or assigned into (`xs.append(y)`,
-/// `xs[i] = y`) with constant indices in straight-line code, and otherwise
-/// only read. Each reader then gets a list of the elements at its point.
-/// LibTorch's own pass stops at a list read before it is mutated
-/// (DenseNet's `torch.cat(features)` then `features.append(...)`).
-static bool functionalizeList(jit::Value *list) {
-  jit::Node *producer = list->node();
-  jit::Block *block = producer->owningBlock();
-  auto listType = list->type()->cast<c10::ListType>();
-  if (!listType)
-    return false;
+/// Whether every use of `list` is in its block and either a mutation this
+/// pass rewrites (an append or a constant-index assignment whose result is
+/// unused) or a read, with at least one mutation.
+static bool hasOnlyRewritableMutations(jit::Value *list) {
+  jit::Block *block = list->node()->owningBlock();
   bool mutated = false;
   for (const jit::Use &use : list->uses()) {
     jit::Node *user = use.user;
@@ -110,22 +102,24 @@ static bool functionalizeList(jit::Value *list) {
     if (!onlyReadsList(user, use.offset))
       return false;
   }
-  if (!mutated)
-    return false;
+  return mutated;
+}
 
+/// The nodes using `list`, each once, in graph order.
+static std::vector<jit::Node *> getUsersInOrder(jit::Value *list) {
   std::vector<jit::Node *> users;
   for (const jit::Use &use : list->uses())
     if (llvm::find(users, use.user) == users.end())
       users.push_back(use.user);
   std::sort(users.begin(), users.end(),
             [](jit::Node *a, jit::Node *b) { return a->isBefore(b); });
-  std::optional<std::vector<jit::Value *>> elements =
-      getListElements(list, users.front());
-  if (!elements)
-    return false;
-  // Check the indices against the list's length as it evolves first, so
-  // that a failure leaves the graph as it was.
-  size_t length = elements->size();
+  return users;
+}
+
+/// Whether each assignment's index is within the list's length as it
+/// evolves from `length` (checked before any rewrite, so that a failure
+/// leaves the graph as it was).
+static bool indicesInRange(ArrayRef<jit::Node *> users, size_t length) {
   for (jit::Node *user : users) {
     if (isKind(user, "aten::append")) {
       ++length;
@@ -136,13 +130,21 @@ static bool functionalizeList(jit::Value *list) {
         return false;
     }
   }
+  return true;
+}
 
+/// Folds the mutations among `users` into `elements` and gives each reader
+/// a list of the elements at its point.
+static void rewriteUsers(jit::Value *list, ArrayRef<jit::Node *> users,
+                         std::vector<jit::Value *> elements) {
+  jit::Node *producer = list->node();
+  auto listType = list->type()->cast<c10::ListType>();
   jit::Graph &graph = *list->owningGraph();
   jit::Value *current = list;
   bool stale = false; // whether `current` lacks the latest mutations
   for (jit::Node *user : users) {
     if (isKind(user, "aten::append")) {
-      elements->push_back(user->input(1));
+      elements.push_back(user->input(1));
       user->destroy();
       stale = true;
       continue;
@@ -150,15 +152,15 @@ static bool functionalizeList(jit::Value *list) {
     if (isKind(user, "aten::_set_item")) {
       int64_t index = jit::toIValue(user->input(1))->toInt();
       if (index < 0)
-        index += static_cast<int64_t>(elements->size());
-      (*elements)[index] = user->input(2);
+        index += static_cast<int64_t>(elements.size());
+      elements[index] = user->input(2);
       user->destroy();
       stale = true;
       continue;
     }
     if (stale) {
       jit::Node *snapshot =
-          graph.createList(listType->getElementType(), *elements);
+          graph.createList(listType->getElementType(), elements);
       snapshot->insertBefore(user);
       snapshot->copyMetadata(producer);
       current = snapshot->output();
@@ -167,6 +169,24 @@ static bool functionalizeList(jit::Value *list) {
     if (current != list)
       user->replaceInputWith(list, current);
   }
+}
+
+/// Makes the mutation of one Python list functional: `list` (made by
+/// prim::ListConstruct, or `aten::copy` / `list()` of a list whose elements
+/// are known) is appended to or assigned into (`xs.append(y)`,
+/// `xs[i] = y`) with constant indices in straight-line code, and otherwise
+/// only read. Each reader then gets a list of the elements at its point.
+/// LibTorch's own pass stops at a list read before it is mutated
+/// (DenseNet's `torch.cat(features)` then `features.append(...)`).
+static bool functionalizeList(jit::Value *list) {
+  if (!list->type()->cast<c10::ListType>() || !hasOnlyRewritableMutations(list))
+    return false;
+  std::vector<jit::Node *> users = getUsersInOrder(list);
+  std::optional<std::vector<jit::Value *>> elements =
+      getListElements(list, users.front());
+  if (!elements || !indicesInRange(users, elements->size()))
+    return false;
+  rewriteUsers(list, users, std::move(*elements));
   return true;
 }
 
