@@ -61,6 +61,7 @@
 
 #include "remat/Remat/Solvers.h"
 
+#include "BlockStructure.h"
 #include "ScheduleBuilder.h"
 #include "SegmentChoice.h"
 #include "SolverSupport.h"
@@ -80,8 +81,6 @@ namespace {
 
 /// Boundaries the dynamic program takes at most.
 constexpr size_t kMaxBoundaries = 160;
-/// Non-long-lived values that may cross a boundary besides its own results.
-constexpr size_t kMaxCrossing = 2;
 /// Schedule steps the measurements may build in all, by default (about a
 /// quarter of a second on the GPT-style step, on this project's machines).
 constexpr int64_t kDefaultWorkSteps = 1'000'000;
@@ -98,106 +97,6 @@ constexpr BlockOption kOptions[] = {BlockOption::Drop, BlockOption::Keep,
                                     BlockOption::SelectiveHalf,
                                     BlockOption::SelectiveMost};
 constexpr int kNumOptions = 4;
-
-struct Boundary {
-  /// Forward index (into `forward`) of the node the boundary follows.
-  int position;
-  /// Values kept with the boundary: the node's results read later, and the
-  /// non-long-lived values crossing it.
-  std::vector<ValueId> kept;
-  /// The crossing values (a subset of `kept`).
-  std::vector<ValueId> crossing;
-};
-
-/// The forward part's structure for one choice of long-lived values.
-class BlockAnalysis {
-public:
-  BlockAnalysis(const RematProblem &problem, const std::vector<NodeId> &forward,
-                int64_t longSpan);
-
-  const RematProblem &problem;
-  const std::vector<NodeId> &forward;
-  std::vector<int> positionOf;    // node -> forward index, -1 otherwise
-  std::vector<bool> longLived;    // per value
-  std::vector<bool> readByBackward;
-  std::vector<int> lastForwardRead; // forward index, -1 when none
-  std::vector<Boundary> boundaries;
-};
-
-BlockAnalysis::BlockAnalysis(const RematProblem &problem,
-                             const std::vector<NodeId> &forward,
-                             int64_t longSpan)
-    : problem(problem), forward(forward),
-      positionOf(problem.nodes.size(), -1),
-      longLived(problem.values.size(), false),
-      readByBackward(problem.values.size(), false),
-      lastForwardRead(problem.values.size(), -1) {
-  for (size_t i = 0; i < forward.size(); ++i)
-    positionOf[forward[i]] = int(i);
-  for (size_t id = 0; id < problem.nodes.size(); ++id) {
-    const RematNode &node = problem.nodes[id];
-    for (ValueId operand : node.operands) {
-      if (node.phase == NodePhase::Forward)
-        lastForwardRead[operand] =
-            std::max(lastForwardRead[operand], positionOf[id]);
-      else
-        readByBackward[operand] = true;
-    }
-  }
-  int count = int(forward.size());
-  // Values defined at each forward position that a later one reads.
-  std::vector<std::vector<ValueId>> starting(count);
-  for (int i = 0; i < count; ++i)
-    for (ValueId value : problem.nodes[forward[i]].results) {
-      if (lastForwardRead[value] <= i)
-        continue;
-      if (lastForwardRead[value] - i > longSpan) {
-        longLived[value] = true;
-        continue;
-      }
-      starting[i].push_back(value);
-    }
-  // Sweep: the crossing set at position i holds values defined before i and
-  // read after i, ordered by their last forward read.
-  std::set<std::pair<int, ValueId>> active;
-  for (int i = 0; i + 1 < count; ++i) {
-    while (!active.empty() && active.begin()->first <= i)
-      active.erase(active.begin());
-    const RematNode &node = problem.nodes[forward[i]];
-    if (active.size() > kMaxCrossing) {
-      // Too much crosses to cut here: skip the position without listing
-      // what crosses (which would make the sweep quadratic).
-      for (ValueId value : starting[i])
-        active.insert({lastForwardRead[value], value});
-      continue;
-    }
-    bool usable = node.policy != NodePolicy::Recompute;
-    Boundary boundary{i, {}, {}};
-    for (auto [last, value] : active) {
-      (void)last;
-      if (!readByBackward[value])
-        usable = false;
-      boundary.crossing.push_back(value);
-    }
-    bool anyRead = false;
-    for (ValueId value : node.results) {
-      bool later = lastForwardRead[value] > i;
-      if (readByBackward[value])
-        anyRead = true;
-      if (later && !readByBackward[value] && !longLived[value])
-        usable = false;
-      if (later || readByBackward[value])
-        boundary.kept.push_back(value);
-    }
-    if (usable && anyRead) {
-      for (ValueId value : boundary.crossing)
-        boundary.kept.push_back(value);
-      boundaries.push_back(std::move(boundary));
-    }
-    for (ValueId value : starting[i])
-      active.insert({lastForwardRead[value], value});
-  }
-}
 
 /// Measures blocks between boundaries and builds the chosen schedule.
 class BlockMeasurer {

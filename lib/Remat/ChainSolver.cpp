@@ -27,11 +27,10 @@
 
 #include "remat/Remat/Solvers.h"
 
+#include "BlockStructure.h"
 #include "ScheduleBuilder.h"
 #include "SegmentChoice.h"
 #include "SolverSupport.h"
-
-#include "llvm/ADT/STLExtras.h"
 
 #include <algorithm>
 #include <limits>
@@ -159,28 +158,18 @@ SolverResult mlir::remat::solveChain(const RematProblem &problem,
   if (forward.empty() || forward.size() == problem.nodes.size())
     return notApplicable("chain", "the step has no forward and backward "
                                   "phases (remat.phase)");
-  // A cut serves as a checkpoint only if the results that later forward
-  // nodes read (what a recomputation starts from) are read by the backward
-  // too: the schedule keeps a value until its last read, so the others die
-  // after the forward pass whatever the choice. (Batch norm's output, read
-  // only by the next forward op, is no checkpoint; a ReLU's is.)
-  std::vector<bool> readByBackward(problem.values.size(), false);
-  std::vector<bool> readByForward(problem.values.size(), false);
-  for (const RematNode &node : problem.nodes)
-    for (ValueId operand : node.operands)
-      (node.phase == NodePhase::Forward ? readByForward
-                                        : readByBackward)[operand] = true;
+  // The cut vertices that serve as checkpoints: `blocks`' boundaries that
+  // nothing crosses, with no value set apart as long-lived. The results
+  // that later forward nodes read (what a recomputation starts from) must
+  // be read by the backward too: the schedule keeps a value until its last
+  // read, so the others die after the forward pass whatever the choice.
+  // (Batch norm's output, read only by the next forward op, is no
+  // checkpoint; a ReLU's is.)
+  BlockAnalysis structure(problem, forward, int64_t(forward.size()));
   std::vector<NodeId> cuts;
-  for (NodeId cut : getCutVertices(problem, forward)) {
-    const std::vector<ValueId> &results = problem.nodes[cut].results;
-    bool anyRead = llvm::any_of(
-        results, [&](ValueId value) { return readByBackward[value]; });
-    bool sourcesKept = llvm::all_of(results, [&](ValueId value) {
-      return !readByForward[value] || readByBackward[value];
-    });
-    if (anyRead && sourcesKept)
-      cuts.push_back(cut);
-  }
+  for (const Boundary &boundary : structure.boundaries)
+    if (boundary.crossing.empty())
+      cuts.push_back(forward[boundary.position]);
   if (cuts.empty())
     return notApplicable("chain", "the forward part is not a chain: it has "
                                   "no cut vertices");
