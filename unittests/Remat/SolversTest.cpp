@@ -345,8 +345,9 @@ TEST(Solvers, DeterministicForAWorkLimit) {
 }
 
 TEST(Solvers, AutoIsTheSameOnOneThreadOrMany) {
-  // auto runs its solvers at the same time and folds them as they finish:
-  // ties go to the earlier solver, so the choice is the sequential one.
+  // auto runs its solvers (and the heuristic its builds) at the same time
+  // and folds them as they finish: ties go to the earlier one, so the
+  // choice is the sequential one.
   for (uint64_t seed = 1; seed <= 6; ++seed) {
     TrainingGraphOptions graph;
     graph.layers = 10 + seed * 5;
@@ -362,8 +363,15 @@ TEST(Solvers, AutoIsTheSameOnOneThreadOrMany) {
       options.fitArena = seed % 2 == 0;
       options.parallel = false;
       SolverResult sequential = solveAuto(problem, options);
+      SolverResult heuristic = solveHeuristic(problem, options);
       options.parallel = true;
       SolverResult parallel = solveAuto(problem, options);
+      // The heuristic's eight builds run at the same time too.
+      SolverResult heuristicParallel = solveHeuristic(problem, options);
+      EXPECT_EQ(heuristic.schedule.steps, heuristicParallel.schedule.steps)
+          << "seed " << seed;
+      EXPECT_EQ(heuristic.smallestPeakBytes,
+                heuristicParallel.smallestPeakBytes);
       EXPECT_EQ(sequential.solver, parallel.solver) << "seed " << seed;
       EXPECT_EQ(sequential.schedule.steps, parallel.schedule.steps)
           << "seed " << seed;
