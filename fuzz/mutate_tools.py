@@ -51,8 +51,8 @@ ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 CRASH_PATTERNS = re.compile(
     r"Stack dump|PLEASE submit a bug report|Assertion .* failed|LLVM ERROR|"
     r"UNREACHABLE executed|terminate called|Segmentation fault|"
-    r"AddressSanitizer|UndefinedBehaviorSanitizer|runtime error:|"
-    r"LeakSanitizer|std::bad_alloc|Aborted")
+    r"ERROR: AddressSanitizer|UndefinedBehaviorSanitizer|runtime error:|"
+    r"ERROR: LeakSanitizer|std::bad_alloc|Aborted")
 
 EXTREME_NUMBERS = ["0", "-1", "1", "-0", "2147483648", "-2147483649",
                    "9223372036854775807", "-9223372036854775808",
@@ -158,6 +158,13 @@ class Runner:
         self.rng = rng
         self.counts = {}
         self.work = tempfile.mkdtemp(prefix="remat-mutate-")
+        # Under ASan, an allocation too large for it returns null as malloc
+        # does (LibTorch then reports it, as in a normal build) instead of
+        # aborting: a mutated shape of 10^17 bytes is a diagnostic, not a
+        # crash.
+        self.env = dict(os.environ)
+        if "ASAN_OPTIONS" in self.env:
+            self.env["ASAN_OPTIONS"] += ":allocator_may_return_null=1"
 
     def tool(self, name):
         return os.path.join(self.build, "bin", name)
@@ -171,6 +178,7 @@ class Runner:
         try:
             result = subprocess.run(command, capture_output=True, text=True,
                                     errors="replace", timeout=self.timeout,
+                                    env=self.env,
                                     stdin=subprocess.DEVNULL if stdin is None else stdin)
             status, stderr = result.returncode, result.stderr
         except subprocess.TimeoutExpired:
