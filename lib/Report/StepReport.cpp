@@ -45,21 +45,14 @@ static FailureOr<llvm::DenseMap<Value, int64_t>>
 getOffsets(FunctionOpInterface function, const PeakMemory &analysis,
            int64_t &arenaBytes) {
   llvm::DenseMap<Value, int64_t> offsets;
-  auto planned = function->getAttrOfType<IntegerAttr>(attr::kArenaBytes);
-  bool annotated = static_cast<bool>(planned);
-  for (Operation *op : analysis.getSchedule()) {
-    if (op->getNumResults() > 0 &&
-        !op->getAttrOfType<DenseI64ArrayAttr>(attr::kOffsets))
-      annotated = false;
-  }
-  if (annotated) {
-    arenaBytes = planned.getInt();
+  // The dialect verified that a planned function places every result.
+  if (MemoryPlanAttr planned = getMemoryPlan(function)) {
+    arenaBytes = planned.getArenaBytes();
     for (Operation *op : analysis.getSchedule()) {
       if (op->getNumResults() == 0)
         continue;
-      auto opOffsets = op->getAttrOfType<DenseI64ArrayAttr>(attr::kOffsets);
       for (auto [result, offset] :
-           llvm::zip(op->getResults(), opOffsets.asArrayRef()))
+           llvm::zip(op->getResults(), getPlacement(op).getOffsets()))
         offsets[result] = offset;
     }
     return offsets;

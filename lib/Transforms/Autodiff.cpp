@@ -487,6 +487,7 @@ LogicalResult mlir::remat::differentiateFunction(func::FuncOp function,
                                                  const AutodiffOptions &options) {
   if (failed(checkOptions(function, options)) || failed(checkForward(function)))
     return failure();
+  eraseMemoryPlan(function);
   if (options.accumulationSteps > 1)
     return buildAccumulatedStep(function, options);
   FailureOr<GradientStep> step = buildGradients(function, options, 1);

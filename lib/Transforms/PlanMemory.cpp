@@ -22,23 +22,27 @@ namespace mlir::remat {
 void mlir::remat::annotateMemoryPlan(FunctionOpInterface function,
                                      const PeakMemory &analysis,
                                      const MemoryPlan &plan) {
-  Builder builder(function.getContext());
   llvm::DenseMap<Value, int64_t> offsetOf;
   for (auto [index, info] : llvm::enumerate(analysis.getValues()))
     offsetOf[info.value] = plan.getValueOffset(index);
+  MLIRContext *context = function.getContext();
+  // The plan first: each placement is checked against it.
+  function->setAttr(attr::kMemoryPlan,
+                    MemoryPlanAttr::get(context, plan.getArenaBytes(),
+                                        kTensorAlignment));
   for (auto [step, op] : llvm::enumerate(analysis.getSchedule())) {
-    if (op->getNumResults() > 0) {
-      SmallVector<int64_t> offsets;
-      for (Value result : op->getResults())
-        offsets.push_back(offsetOf.lookup(result));
-      op->setAttr(attr::kOffsets, builder.getDenseI64ArrayAttr(offsets));
-    }
-    if (int64_t item = plan.workspaceItems[step]; item >= 0)
-      op->setAttr(attr::kWorkspaceOffset,
-                  builder.getI64IntegerAttr(plan.packing.offsets[item]));
+    int64_t item = plan.workspaceItems[step];
+    if (op->getNumResults() == 0 && item < 0)
+      continue;
+    SmallVector<int64_t> offsets;
+    for (Value result : op->getResults())
+      offsets.push_back(offsetOf.lookup(result));
+    std::optional<int64_t> workspace;
+    if (item >= 0)
+      workspace = plan.packing.offsets[item];
+    op->setAttr(attr::kPlacement,
+                PlacementAttr::get(context, offsets, workspace));
   }
-  function->setAttr(attr::kArenaBytes,
-                    builder.getI64IntegerAttr(plan.getArenaBytes()));
 }
 
 namespace {

@@ -623,6 +623,7 @@ mlir::remat::planRematerialization(FunctionOpInterface function,
 void mlir::remat::applySchedule(FunctionOpInterface function,
                                 const ExtractedProblem &extracted,
                                 const Schedule &schedule) {
+  eraseMemoryPlan(function);
   Block &body = function.getFunctionBody().front();
   Operation *terminator = body.getTerminator();
   OpBuilder builder(terminator);

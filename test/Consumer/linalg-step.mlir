@@ -8,7 +8,7 @@
 
 // The step peaks at 120 KiB as given (arguments 40 KiB). With CBC in the
 // library, auto's LP bound proves the schedule optimal.
-// CHECK: remat.arena_bytes = {{[0-9]+}} : i64, remat.solve = #remat.solve<budget_bytes = 114688,{{.*}}status = "{{feasible|optimal}}"
+// CHECK: remat.memory_plan = #remat.memory_plan<arena_bytes = {{[0-9]+}}, alignment = 256>, remat.solve = #remat.solve<budget_bytes = 114688,{{.*}}status = "{{feasible|optimal}}"
 // CHECK: remat.recompute_of = "{{[a-z0-9]+}}"
 // FITS-NOT: remat.recompute_of
 

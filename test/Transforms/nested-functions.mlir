@@ -7,11 +7,11 @@
 // RUN: FileCheck %s --check-prefix=REPORT < %t.json
 
 // CHECK-LABEL: func.func @top
-// CHECK-SAME: remat.arena_bytes
+// CHECK-SAME: remat.memory_plan
 // CHECK: remat.recompute_of = "a"
 // CHECK-LABEL: module @inner
 // CHECK-LABEL: func.func @nested
-// CHECK-SAME: remat.arena_bytes
+// CHECK-SAME: remat.memory_plan
 // CHECK: remat.recompute_of = "a"
 // REPORT: "function": "top"
 // REPORT: "function": "nested"

@@ -6,19 +6,19 @@
 
 // CHECK-LABEL: func.func @state_and_views
 // g (64 bytes at 0, its view shares them) and the loss (4 bytes at 256).
-// CHECK-SAME: remat.arena_bytes = 260
+// CHECK-SAME: remat.memory_plan = #remat.memory_plan<arena_bytes = 260
 func.func @state_and_views(%w: tensor<16xf32> {remat.name = "w", remat.role = "weight"},
                            %x: tensor<4x4xf32> {remat.name = "x", remat.role = "input"})
     -> (tensor<f32> {remat.name = "loss"}, tensor<16xf32> {remat.name = "w.new", remat.updates = "w"}) {
-  // CHECK: nn.reshape {{.*}}remat.name = "x.flat", remat.offsets = array<i64: -1>
+  // CHECK: nn.reshape {{.*}}remat.name = "x.flat", remat.placement = #remat.placement<[-1]>
   %xf = nn.reshape %x {remat.name = "x.flat"} : tensor<4x4xf32> -> tensor<16xf32>
-  // CHECK: nn.mul {{.*}}remat.name = "g", remat.offsets = array<i64: 0>
+  // CHECK: nn.mul {{.*}}remat.name = "g", remat.placement = #remat.placement<[0]>
   %g = nn.mul %xf, %w {remat.name = "g"} : tensor<16xf32>, tensor<16xf32> -> tensor<16xf32>
-  // CHECK: nn.reshape {{.*}}remat.name = "g.view", remat.offsets = array<i64: 0>
+  // CHECK: nn.reshape {{.*}}remat.name = "g.view", remat.placement = #remat.placement<[0]>
   %gv = nn.reshape %g {remat.name = "g.view"} : tensor<16xf32> -> tensor<4x4xf32>
-  // CHECK: nn.sum {{.*}}remat.name = "loss", remat.offsets = array<i64: 256>
+  // CHECK: nn.sum {{.*}}remat.name = "loss", remat.placement = #remat.placement<[256]>
   %l = nn.sum %gv {remat.name = "loss", dims = array<i64: 0, 1>} : tensor<4x4xf32> -> tensor<f32>
-  // CHECK: nn.sgd {{.*}}remat.name = "w.sgd", remat.offsets = array<i64: -1>
+  // CHECK: nn.sgd {{.*}}remat.name = "w.sgd", remat.placement = #remat.placement<[-1]>
   %nw = nn.sgd %w, %g {remat.name = "w.sgd", lr = 0.1 : f64} : (tensor<16xf32>, tensor<16xf32>) -> tensor<16xf32>
   return %l, %nw : tensor<f32>, tensor<16xf32>
 }
@@ -32,9 +32,9 @@ func.func @state_and_views(%w: tensor<16xf32> {remat.name = "w", remat.role = "w
 // RUN: remat-opt %s -split-input-file --remat-rematerialize=budget=2600B --remat-plan-memory | FileCheck %s --check-prefix=REMAT
 // REMAT-LABEL: func.func @recompute_before_update
 // REMAT: nn.mul {{.*}}remat.name = "a"
-// REMAT: nn.mul {{.*}}remat.name = "a.recompute", remat.offsets = array<i64: {{[0-9]+}}>, remat.phase = "forward", remat.recompute_of = "a"
+// REMAT: nn.mul {{.*}}remat.name = "a.recompute", remat.phase = "forward", remat.placement = #remat.placement<[{{[0-9]+}}]>, remat.recompute_of = "a"
 // REMAT: nn.add
-// REMAT: nn.sgd {{.*}}remat.name = "w.sgd", remat.offsets = array<i64: -1>
+// REMAT: nn.sgd {{.*}}remat.name = "w.sgd", remat.phase = "update", remat.placement = #remat.placement<[-1]>
 func.func @recompute_before_update(
     %w: tensor<64xf32> {remat.name = "w", remat.role = "weight"},
     %x: tensor<64xf32> {remat.name = "x", remat.role = "input"})

@@ -6,7 +6,7 @@
 // RUN: remat-opt %s --budget=100% | FileCheck %s --check-prefix=FULL
 // RUN: remat-opt %s --budget=776 | FileCheck %s --check-prefix=FULL
 // RUN: remat-opt %s --budget=1MB --solver=heuristic | FileCheck %s --check-prefix=FULL
-// FULL: remat.arena_bytes = 772
+// FULL: remat.memory_plan = #remat.memory_plan<arena_bytes = 772
 // FULL-SAME: solver = "none", status = "optimal"
 // FULL-NOT: remat.recompute_of
 
@@ -15,7 +15,7 @@
 // `b`, two buffers live, 4 + 516 bytes). Below 520 no schedule packs, and
 // the message says first that packing, not the schedule, misses the budget.
 // RUN: remat-opt %s --budget=99% | FileCheck %s --check-prefix=TIGHTENED
-// TIGHTENED: remat.arena_bytes = 516
+// TIGHTENED: remat.memory_plan = #remat.memory_plan<arena_bytes = 516
 // TIGHTENED-SAME: budget_bytes = 768
 // The solver answered the tightened target, the schedule meets the budget:
 // feasible (not the solver's "infeasible" against the tighter target).

@@ -34,10 +34,10 @@
 // H20: %[[A:.*]] = nn.relu %arg0 {remat.name = "a"
 // H20: %[[B:.*]] = nn.relu %[[A]] {remat.name = "b"
 // H20: nn.relu_backward %{{.*}}, %{{.*}} {remat.name = "d.grad"
-// H20-NEXT: %[[C2:.*]] = nn.relu %[[B]] {remat.name = "c.recompute", {{.*}}remat.phase = "forward", remat.recompute_of = "c"}
+// H20-NEXT: %[[C2:.*]] = nn.relu %[[B]] {remat.name = "c.recompute", {{.*}}remat.phase = "forward", {{.*}}remat.recompute_of = "c"}
 // H20-NEXT: nn.relu_backward %{{.*}}, %[[C2]] {remat.name = "c.grad"
 // H20-NEXT: nn.relu_backward %{{.*}}, %[[B]] {remat.name = "b.grad"
-// H20-NEXT: %[[A2:.*]] = nn.relu %arg0 {remat.name = "a.recompute", {{.*}}remat.phase = "forward", remat.recompute_of = "a"}
+// H20-NEXT: %[[A2:.*]] = nn.relu %arg0 {remat.name = "a.recompute", {{.*}}remat.phase = "forward", {{.*}}remat.recompute_of = "a"}
 // H20-NEXT: nn.relu_backward %{{.*}}, %[[A2]] {remat.name = "a.grad"
 
 // auto takes the chain solver's schedule, as cheap as the heuristic's (two

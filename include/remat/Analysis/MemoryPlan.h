@@ -16,9 +16,6 @@
 namespace mlir::remat {
 /// Alignment of tensors of real ops in the arena.
 inline constexpr int64_t kTensorAlignment = 256;
-/// The `remat.offsets` entry of a value that lives in an argument's buffer
-/// (updated state, a view of an argument).
-inline constexpr int64_t kNotInArena = -1;
 
 /// Where every value and workspace of a step goes.
 struct MemoryPlan {

@@ -145,15 +145,16 @@ def RematPlanMemoryPass : Pass<"remat-plan-memory", "::mlir::ModuleOp"> {
     ops are aligned to 256 bytes, the abstract values of imported graphs to 1
     byte.
 
-    Records each op's result offsets as `remat.offsets`, its workspace offset
-    as `remat.workspace_offset`, and the arena size on the function as
-    `remat.arena_bytes`:
+    Records the arena on the function as a `remat.memory_plan` and, on each
+    op with results or a workspace, their offsets as a `remat.placement`
+    (the dialect verifies that every result is placed inside the arena):
 
     ```mlir
-    func.func @f(%x: tensor<64xf32>) -> tensor<64xf32>
-        attributes {remat.arena_bytes = 512 : i64} {
-      %0 = nn.relu %x {remat.offsets = array<i64: 0>} : tensor<64xf32>
-      %1 = nn.relu %0 {remat.offsets = array<i64: 256>} : tensor<64xf32>
+    func.func @f(%x: tensor<64xf32>) -> tensor<64xf32> attributes {
+        remat.memory_plan = #remat.memory_plan<arena_bytes = 512,
+                                               alignment = 256>} {
+      %0 = nn.relu %x {remat.placement = #remat.placement<[0]>} : tensor<64xf32>
+      %1 = nn.relu %0 {remat.placement = #remat.placement<[256]>} : tensor<64xf32>
       return %1 : tensor<64xf32>
     }
     ```
@@ -163,6 +164,8 @@ def RematPlanMemoryPass : Pass<"remat-plan-memory", "::mlir::ModuleOp"> {
     Statistic<"peakBytes", "peak-bytes",
               "Peak bytes of the planned functions, arguments included">,
   ];
+  // It records the plan as #remat.memory_plan and #remat.placement.
+  let dependentDialects = ["::mlir::remat::RematDialect"];
 }
 
 def RematReportPass : Pass<"remat-report", "::mlir::ModuleOp"> {
@@ -174,7 +177,7 @@ def RematReportPass : Pass<"remat-report", "::mlir::ModuleOp"> {
     after rematerialization and what it is made of, the compute cost, the
     solver and its status, what was kept and recomputed, and every op with
     its FLOPs, estimated time, workspace and result offsets. The arena is the
-    planner's (`remat.arena_bytes`) when the function was planned, else it is
+    planner's (`remat.memory_plan`) when the function was planned, else it is
     planned here without changing the IR. `format=html` writes instead one
     self-contained HTML page with the same figures, the timeline, what was
     recomputed and a sortable table of the ops; by default the extension of

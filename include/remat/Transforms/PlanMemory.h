@@ -11,9 +11,10 @@
 
 namespace mlir::remat {
 
-/// Records `plan` as `remat.offsets` on each op with results,
-/// `remat.workspace_offset` on each op with a workspace, and
-/// `remat.arena_bytes` on `function`.
+/// Records `plan` as `remat.memory_plan` on `function` and a
+/// `remat.placement` on each op with results or a workspace. The remat
+/// dialect must be loaded in the context (a pass that calls this lists it
+/// among its dependent dialects).
 void annotateMemoryPlan(FunctionOpInterface function,
                         const PeakMemory &analysis, const MemoryPlan &plan);
 

@@ -401,7 +401,7 @@ LogicalResult Runner::checkSharedOffset(Operation *op, Value value,
     return op->emitOpError()
            << "places '" << getValueName(value) << "' at arena byte "
            << offset << ", but it lives in the buffer of argument '"
-           << getValueName(owner) << "' (its remat.offsets entry must be -1)";
+           << getValueName(owner) << "' (its remat.placement offset must be -1)";
   }
   auto found = slotOffsets.find(owner);
   if (found != slotOffsets.end() && found->second == offset)
@@ -427,16 +427,14 @@ LogicalResult Runner::place(Operation *op, Value value,
 }
 
 void Runner::prepare(bool warnUnplanned, CpuRunReport &report) {
-  auto arenaAttr = function->getAttrOfType<IntegerAttr>(attr::kArenaBytes);
-  planned = static_cast<bool>(arenaAttr);
-  for (Operation *op : analysis.getSchedule())
-    if (op->getNumResults() > 0 && !op->hasAttr(attr::kOffsets))
-      planned = false;
+  // The dialect verified that a planned function places every result.
+  MemoryPlanAttr memoryPlan = getMemoryPlan(function);
+  planned = static_cast<bool>(memoryPlan);
   if (!planned && warnUnplanned)
     function.emitWarning("has no memory plan (run remat-plan-memory first); "
                          "remat-run runs it with plain allocations");
   report.planned = planned;
-  report.arenaBytes = planned ? arenaAttr.getInt() : 0;
+  report.arenaBytes = planned ? memoryPlan.getArenaBytes() : 0;
   report.argumentBytes = analysis.getArgumentBytes();
   report.analysisPeakBytes = analysis.getPeakBytes();
   measuredPeak = report.argumentBytes;
@@ -580,15 +578,10 @@ LogicalResult Runner::runStep(ArrayRef<at::Tensor> arguments, bool lastStep,
     tensors[argument] = tensor;
 
   for (auto [step, op] : llvm::enumerate(analysis.getSchedule())) {
-    auto offsets = op->getAttrOfType<DenseI64ArrayAttr>(attr::kOffsets);
+    PlacementAttr placement = getPlacement(op);
     auto offsetOf = [&](unsigned index) -> int64_t {
-      return planned ? offsets[index] : 0;
+      return planned ? placement.getOffsets()[index] : 0;
     };
-    if (planned && op->getNumResults() > 0 &&
-        offsets.size() != op->getNumResults())
-      return op->emitOpError()
-             << "has " << offsets.size() << " remat.offsets entries for "
-             << op->getNumResults() << " results";
     if (failed(isViewOp(op) ? runView(op, offsetOf(0))
                             : runKernelOp(op, offsetOf)))
       return failure();

@@ -55,8 +55,8 @@ static std::string quote(StringRef text) {
 }
 
 StepWriter::StepWriter(FunctionOpInterface function) : storage(function) {
-  if (auto bytes = function->getAttrOfType<IntegerAttr>(attr::kArenaBytes))
-    arenaBytes = bytes.getInt();
+  if (MemoryPlanAttr plan = getMemoryPlan(function))
+    arenaBytes = plan.getArenaBytes();
 }
 
 std::string StepWriter::getElementCType(Value value) {
@@ -77,9 +77,8 @@ int64_t StepWriter::getByteSize(Value value) {
 
 int64_t StepWriter::getPlannedOffset(Value result) {
   auto opResult = cast<OpResult>(result);
-  auto offsets =
-      opResult.getOwner()->getAttrOfType<DenseI64ArrayAttr>(attr::kOffsets);
-  return offsets[opResult.getResultNumber()];
+  return getPlacement(opResult.getOwner())
+      .getOffsets()[opResult.getResultNumber()];
 }
 
 bool StepWriter::isMaterializedView(Value value) const {
@@ -135,12 +134,14 @@ std::string StepWriter::getConstPointer(Value value) const {
 }
 
 std::string StepWriter::getWorkspace(Operation *op) const {
-  auto offset = op->getAttrOfType<IntegerAttr>(attr::kWorkspaceOffset);
+  PlacementAttr placement = getPlacement(op);
+  std::optional<int64_t> offset =
+      placement ? placement.getWorkspace() : std::nullopt;
   auto cost = dyn_cast<CostOpInterface>(op);
   int64_t bytes = cost ? cost.getWorkspaceBytes() : 0;
   if (!offset || bytes <= 0)
     return "nullptr, 0";
-  return llvm::formatv("arena + {0}, {1}", offset.getInt(), bytes).str();
+  return llvm::formatv("arena + {0}, {1}", *offset, bytes).str();
 }
 
 std::string StepWriter::getOpLabel(Operation *op) {
@@ -179,7 +180,7 @@ static LogicalResult checkValue(Value value, Location loc) {
 }
 
 static LogicalResult checkPlanned(func::FuncOp function) {
-  if (!function->hasAttr(attr::kArenaBytes))
+  if (!getMemoryPlan(function))
     return emitFunctionError(function)
            << "has no memory plan: run remat-plan-memory (or remat-opt with "
               "--budget, whose pipeline ends with it) before --emit-cuda";
@@ -190,12 +191,6 @@ static LogicalResult checkPlanned(func::FuncOp function) {
     if (!isa<nn::NNDialect>(op.getDialect()))
       return emitOpError(&op) << "has no CUDA lowering (the CUDA lowering "
                                  "takes nn ops)";
-    auto offsets = op.getAttrOfType<DenseI64ArrayAttr>(attr::kOffsets);
-    if (op.getNumResults() > 0 &&
-        (!offsets || offsets.size() != int64_t(op.getNumResults())))
-      return emitOpError(&op)
-             << "has no planned offsets: run remat-plan-memory before "
-                "--emit-cuda";
     for (Value result : op.getResults())
       if (failed(checkValue(result, op.getLoc())))
         return failure();
@@ -289,8 +284,7 @@ static void writeTables(func::FuncOp function, const StepWriter &writer,
   }
   os << "  {nullptr, remat_rt::ElementType::F32, 0, {}, -1}};\n\n";
   auto weights = function->getAttrOfType<StringAttr>(attr::kWeights);
-  int64_t arena =
-      function->getAttrOfType<IntegerAttr>(attr::kArenaBytes).getInt();
+  int64_t arena = getMemoryPlan(function).getArenaBytes();
   os << "int main(int argc, char **argv) {\n"
      << "  remat_rt::StepInfo step{" << quote(function.getSymName())
      << ", kArguments, " << function.getNumArguments() << ", kResults, "

@@ -87,7 +87,7 @@ public:
 
 private:
   std::string getPointer(Value value, bool isConst) const;
-  /// The planned offset of an op result (its remat.offsets entry).
+  /// The planned offset of an op result (from its op's remat.placement).
   static int64_t getPlannedOffset(Value result);
 
   ValueStorage storage;

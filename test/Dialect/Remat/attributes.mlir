@@ -36,3 +36,22 @@ func.func @updates(%w: tensor<4xf32> {remat.name = "w", remat.role = "weight"},
   %nw, %nm, %nv = nn.adam %w, %g, %m, %v, %t {remat.name = "w.adam", remat.phase = "update"} : tensor<4xf32>, tensor<f32>
   return %nw, %nm, %nv, %t : tensor<4xf32>, tensor<4xf32>, tensor<4xf32>, tensor<f32>
 }
+
+// The memory plan: the arena on the function, each op's place in it. A
+// graph node's value is a byte count, aligned to one byte; a value in an
+// argument's buffer is at -1; a view has its owner's offset.
+// CHECK-LABEL: func.func @planned
+// CHECK-SAME: remat.memory_plan = #remat.memory_plan<arena_bytes = 1034, alignment = 256>
+func.func @planned(%x: tensor<4x4xf32> {remat.name = "x", remat.role = "input"},
+                   %w: tensor<4xf32> {remat.name = "w", remat.role = "weight"}) -> tensor<16xf32>
+    attributes {remat.memory_plan = #remat.memory_plan<arena_bytes = 1034, alignment = 256>} {
+  // CHECK: nn.batch_norm {{.*}}remat.placement = #remat.placement<[0, 256, 512]>
+  %y, %m, %s = nn.batch_norm %x, %w, %w {remat.placement = #remat.placement<[0, 256, 512]>} : tensor<4x4xf32>, tensor<4xf32>
+  // CHECK: nn.reshape {{.*}}remat.placement = #remat.placement<[-1]>
+  %f = nn.reshape %x {remat.placement = #remat.placement<[-1]>} : tensor<4x4xf32> -> tensor<16xf32>
+  // CHECK: nn.relu {{.*}}remat.placement = #remat.placement<[768], workspace = 512>
+  %r = nn.relu %f {remat.placement = #remat.placement<[768], workspace = 512>} : tensor<16xf32>
+  // CHECK: remat.graph_node() {{.*}}remat.placement = #remat.placement<[1024]>
+  %g = remat.graph_node() {cost = 1.0 : f64, remat.placement = #remat.placement<[1024]>} : () -> tensor<10xi8>
+  return %r : tensor<16xf32>
+}

@@ -92,33 +92,112 @@ func.func @empty_weights(%x: tensor<4xf32>) -> tensor<4xf32> attributes {remat.w
 
 // -----
 
-func.func @negative_offset(%x: tensor<4xf32>) -> tensor<4xf32> {
-  // expected-error @+1 {{'remat.offsets' must be an array of i64 offsets, each non-negative or -1 (in an argument's buffer)}}
-  %0 = nn.relu %x {remat.offsets = array<i64: -256>} : tensor<4xf32>
+#plan = #remat.memory_plan<arena_bytes = 512, alignment = 256>
+
+func.func @negative_offset(%x: tensor<4xf32>) -> tensor<4xf32> attributes {remat.memory_plan = #plan} {
+  // expected-error @+1 {{'remat.placement' offsets must each be non-negative or -1 (in an argument's buffer)}}
+  %0 = nn.relu %x {remat.placement = #remat.placement<[-256]>} : tensor<4xf32>
   return %0 : tensor<4xf32>
 }
 
 // -----
 
-func.func @offsets_per_result(%x: tensor<4xf32>) -> tensor<4xf32> {
-  // expected-error @+1 {{has 1 results but 2 entries in 'remat.offsets'}}
-  %0 = nn.relu %x {remat.offsets = array<i64: 0, 256>} : tensor<4xf32>
+#plan = #remat.memory_plan<arena_bytes = 512, alignment = 256>
+
+func.func @offsets_per_result(%x: tensor<4xf32>) -> tensor<4xf32> attributes {remat.memory_plan = #plan} {
+  // expected-error @+1 {{has 1 results but 2 offsets in 'remat.placement'}}
+  %0 = nn.relu %x {remat.placement = #remat.placement<[0, 256]>} : tensor<4xf32>
   return %0 : tensor<4xf32>
 }
 
 // -----
 
-// expected-error @+1 {{'remat.arena_bytes' must be a non-negative integer}}
-func.func @arena(%x: tensor<4xf32>) -> tensor<4xf32> attributes {remat.arena_bytes = "big"} {
+func.func @placement_without_plan(%x: tensor<4xf32>) -> tensor<4xf32> {
+  // expected-error @+1 {{'remat.placement' is only allowed on an op of the body of a function with a 'remat.memory_plan'}}
+  %0 = nn.relu %x {remat.placement = #remat.placement<[0]>} : tensor<4xf32>
+  return %0 : tensor<4xf32>
+}
+
+// -----
+
+#plan = #remat.memory_plan<arena_bytes = 512, alignment = 256>
+
+func.func @placement_not_a_record(%x: tensor<4xf32>) -> tensor<4xf32> attributes {remat.memory_plan = #plan} {
+  // expected-error @+1 {{'remat.placement' must be a #remat.placement}}
+  %0 = nn.relu %x {remat.placement = array<i64: 0>} : tensor<4xf32>
+  return %0 : tensor<4xf32>
+}
+
+// -----
+
+// expected-error @+1 {{'remat.memory_plan' must be a #remat.memory_plan}}
+func.func @arena(%x: tensor<4xf32>) -> tensor<4xf32> attributes {remat.memory_plan = 512 : i64} {
   return %x : tensor<4xf32>
 }
 
 // -----
 
-func.func @workspace_offset(%x: tensor<4xf32>) -> tensor<4xf32> {
-  // expected-error @+1 {{'remat.workspace_offset' must be a non-negative integer}}
-  %0 = nn.relu %x {remat.workspace_offset = -1 : i64} : tensor<4xf32>
+// expected-error @+1 {{'remat.memory_plan' alignment must be a power of two, got 96}}
+func.func @alignment(%x: tensor<4xf32>) -> tensor<4xf32> attributes {remat.memory_plan = #remat.memory_plan<arena_bytes = 512, alignment = 96>} {
+  return %x : tensor<4xf32>
+}
+
+// -----
+
+// expected-error @+1 {{'remat.memory_plan' arena_bytes must be non-negative, got -1}}
+func.func @negative_arena(%x: tensor<4xf32>) -> tensor<4xf32> attributes {remat.memory_plan = #remat.memory_plan<arena_bytes = -1, alignment = 256>} {
+  return %x : tensor<4xf32>
+}
+
+// -----
+
+func.func @unplaced(%x: tensor<4xf32>) -> tensor<4xf32> attributes {remat.memory_plan = #remat.memory_plan<arena_bytes = 512, alignment = 256>} {
+  // expected-error @+1 {{'nn.relu' op "r" has no 'remat.placement' in a function with a 'remat.memory_plan'}}
+  %0 = nn.relu %x {remat.name = "r"} : tensor<4xf32>
   return %0 : tensor<4xf32>
+}
+
+// -----
+
+func.func @beyond_arena(%x: tensor<64xf32>) -> tensor<64xf32> attributes {remat.memory_plan = #remat.memory_plan<arena_bytes = 512, alignment = 256>} {
+  // expected-error @+1 {{result 0 (256 bytes at offset 512) ends beyond the arena of 512 bytes}}
+  %0 = nn.relu %x {remat.placement = #remat.placement<[512]>} : tensor<64xf32>
+  return %0 : tensor<64xf32>
+}
+
+// -----
+
+func.func @unaligned(%x: tensor<4xf32>) -> tensor<4xf32> attributes {remat.memory_plan = #remat.memory_plan<arena_bytes = 512, alignment = 256>} {
+  // expected-error @+1 {{result 0 is placed at offset 128, not a multiple of the plan's alignment 256}}
+  %0 = nn.relu %x {remat.placement = #remat.placement<[128]>} : tensor<4xf32>
+  return %0 : tensor<4xf32>
+}
+
+// -----
+
+func.func @workspace_beyond_arena(%x: tensor<4xf32>) -> tensor<4xf32> attributes {remat.memory_plan = #remat.memory_plan<arena_bytes = 512, alignment = 256>} {
+  // expected-error @+1 {{its workspace (0 bytes at offset 768) ends beyond the arena of 512 bytes}}
+  %0 = nn.relu %x {remat.placement = #remat.placement<[0], workspace = 768>} : tensor<4xf32>
+  return %0 : tensor<4xf32>
+}
+
+// -----
+
+#plan = #remat.memory_plan<arena_bytes = 512, alignment = 256>
+
+func.func @negative_workspace(%x: tensor<4xf32>) -> tensor<4xf32> attributes {remat.memory_plan = #plan} {
+  // expected-error @+1 {{'remat.placement' workspace offset must be non-negative, got -1}}
+  %0 = nn.relu %x {remat.placement = #remat.placement<[0], workspace = -1>} : tensor<4xf32>
+  return %0 : tensor<4xf32>
+}
+
+// -----
+
+// expected-error @+1 {{'remat.memory_plan' plans a body of one block; this one has 2}}
+func.func @blocks(%x: tensor<4xf32>) -> tensor<4xf32> attributes {remat.memory_plan = #remat.memory_plan<arena_bytes = 0, alignment = 256>} {
+  cf.br ^next
+^next:
+  return %x : tensor<4xf32>
 }
 
 // -----

@@ -9,24 +9,24 @@ func.func @unplanned(%x: tensor<4xf32>) -> tensor<4xf32> {
 
 // -----
 
-func.func @graph(%x: tensor<4xf32>) -> tensor<4xi8> attributes {remat.arena_bytes = 256 : i64} {
+func.func @graph(%x: tensor<4xf32>) -> tensor<4xi8> attributes {remat.memory_plan = #remat.memory_plan<arena_bytes = 256, alignment = 256>} {
   // expected-error @+1 {{'remat.graph_node' op has no CUDA lowering (the CUDA lowering takes nn ops)}}
-  %g = remat.graph_node() {cost = 1.0 : f64, remat.offsets = array<i64: 0>} : () -> tensor<4xi8>
+  %g = remat.graph_node() {cost = 1.0 : f64, remat.placement = #remat.placement<[0]>} : () -> tensor<4xi8>
   return %g : tensor<4xi8>
 }
 
 // -----
 
-func.func @half(%x: tensor<4xf32>) -> tensor<4xf16> attributes {remat.arena_bytes = 256 : i64} {
+func.func @half(%x: tensor<4xf32>) -> tensor<4xf16> attributes {remat.memory_plan = #remat.memory_plan<arena_bytes = 256, alignment = 256>} {
   // expected-error @+1 {{value 'nn.full@0' of type 'tensor<4xf16>' has no CUDA lowering (static f32 or i64 tensors only)}}
-  %0 = nn.full 1.0 {remat.offsets = array<i64: 0>} : tensor<4xf16>
+  %0 = nn.full 1.0 {remat.placement = #remat.placement<[0]>} : tensor<4xf16>
   return %0 : tensor<4xf16>
 }
 
 // -----
 
-func.func @offsets(%x: tensor<4xf32>) -> tensor<4xf32> attributes {remat.arena_bytes = 256 : i64} {
-  // expected-error @+1 {{'nn.relu' op has no planned offsets: run remat-plan-memory before --emit-cuda}}
+func.func @offsets(%x: tensor<4xf32>) -> tensor<4xf32> attributes {remat.memory_plan = #remat.memory_plan<arena_bytes = 256, alignment = 256>} {
+  // expected-error @+1 {{'nn.relu' op has no 'remat.placement' in a function with a 'remat.memory_plan'}}
   %0 = nn.relu %x : tensor<4xf32>
   return %0 : tensor<4xf32>
 }
@@ -35,10 +35,10 @@ func.func @offsets(%x: tensor<4xf32>) -> tensor<4xf32> attributes {remat.arena_b
 
 // expected-error @+1 {{--emit-cuda takes a module with one function with a body; this one has 2}}
 module {
-  func.func @a() attributes {remat.arena_bytes = 0 : i64} {
+  func.func @a() attributes {remat.memory_plan = #remat.memory_plan<arena_bytes = 0, alignment = 256>} {
     return
   }
-  func.func @b() attributes {remat.arena_bytes = 0 : i64} {
+  func.func @b() attributes {remat.memory_plan = #remat.memory_plan<arena_bytes = 0, alignment = 256>} {
     return
   }
 }

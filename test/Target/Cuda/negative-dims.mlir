@@ -14,9 +14,9 @@
 // CHECK-NEXT: remat_rt::sliceForward(ctx, ((const float *)arguments[0]), ((float *)(arena + 512)), 6, 4, 1, 1, 2, 2);
 func.func @dims(%x: tensor<2x3x4xf32> {remat.name = "x", remat.role = "input"})
     -> (tensor<4x3x2xf32> {remat.name = "t"}, tensor<2x6x4xf32> {remat.name = "c"}, tensor<2x3x2xf32> {remat.name = "s"})
-    attributes {remat.arena_bytes = 768 : i64} {
-  %t = nn.transpose %x {dim0 = -1, dim1 = -3, remat.name = "t", remat.offsets = array<i64: 0>} : tensor<2x3x4xf32> -> tensor<4x3x2xf32>
-  %c = nn.concat %x, %x {dim = -2, remat.name = "c", remat.offsets = array<i64: 256>} : (tensor<2x3x4xf32>, tensor<2x3x4xf32>) -> tensor<2x6x4xf32>
-  %s = nn.slice %x {dim = -1, start = 1, end = 4, step = 2, remat.name = "s", remat.offsets = array<i64: 512>} : tensor<2x3x4xf32> -> tensor<2x3x2xf32>
+    attributes {remat.memory_plan = #remat.memory_plan<arena_bytes = 768, alignment = 256>} {
+  %t = nn.transpose %x {dim0 = -1, dim1 = -3, remat.name = "t", remat.placement = #remat.placement<[0]>} : tensor<2x3x4xf32> -> tensor<4x3x2xf32>
+  %c = nn.concat %x, %x {dim = -2, remat.name = "c", remat.placement = #remat.placement<[256]>} : (tensor<2x3x4xf32>, tensor<2x3x4xf32>) -> tensor<2x6x4xf32>
+  %s = nn.slice %x {dim = -1, start = 1, end = 4, step = 2, remat.name = "s", remat.placement = #remat.placement<[512]>} : tensor<2x3x4xf32> -> tensor<2x3x2xf32>
   return %t, %c, %s : tensor<4x3x2xf32>, tensor<2x6x4xf32>, tensor<2x3x2xf32>
 }

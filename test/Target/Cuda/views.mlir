@@ -23,12 +23,12 @@
 func.func @shared(%x: tensor<4x2x3xf32> {remat.name = "x", remat.role = "input"},
                   %w: tensor<3x6xf32> {remat.name = "w", remat.role = "weight"})
     -> (tensor<12xf32> {remat.name = "y"}, tensor<2x6xf32> {remat.name = "z"})
-    attributes {remat.arena_bytes = 512 : i64} {
-  %f = nn.flatten %x {remat.name = "flat", remat.offsets = array<i64: 0>} : tensor<4x2x3xf32> -> tensor<4x6xf32>
-  %l = nn.linear %f, %w {remat.name = "fc", remat.offsets = array<i64: 256>} : (tensor<4x6xf32>, tensor<3x6xf32>) -> tensor<4x3xf32>
-  %r = nn.reshape %l {remat.name = "rows", remat.offsets = array<i64: 256>} : tensor<4x3xf32> -> tensor<2x6xf32>
-  %c = nn.reshape %r {remat.name = "cols", remat.offsets = array<i64: 256>} : tensor<2x6xf32> -> tensor<12xf32>
-  %a = nn.relu %c {remat.name = "act", remat.offsets = array<i64: 0>} : tensor<12xf32>
+    attributes {remat.memory_plan = #remat.memory_plan<arena_bytes = 512, alignment = 256>} {
+  %f = nn.flatten %x {remat.name = "flat", remat.placement = #remat.placement<[0]>} : tensor<4x2x3xf32> -> tensor<4x6xf32>
+  %l = nn.linear %f, %w {remat.name = "fc", remat.placement = #remat.placement<[256]>} : (tensor<4x6xf32>, tensor<3x6xf32>) -> tensor<4x3xf32>
+  %r = nn.reshape %l {remat.name = "rows", remat.placement = #remat.placement<[256]>} : tensor<4x3xf32> -> tensor<2x6xf32>
+  %c = nn.reshape %r {remat.name = "cols", remat.placement = #remat.placement<[256]>} : tensor<2x6xf32> -> tensor<12xf32>
+  %a = nn.relu %c {remat.name = "act", remat.placement = #remat.placement<[0]>} : tensor<12xf32>
   return %a, %r : tensor<12xf32>, tensor<2x6xf32>
 }
 
@@ -44,10 +44,10 @@ func.func @shared(%x: tensor<4x2x3xf32> {remat.name = "x", remat.role = "input"}
 // CHECK-NEXT:   REMAT_CHECK_CUDA(cudaMemcpyAsync(((float *)(arena + 256)), ((const float *)(arena + 512)), 12 * sizeof(float), cudaMemcpyDeviceToDevice, ctx.stream));
 func.func @copied(%x: tensor<4x6xf32> {remat.name = "x", remat.role = "input"},
                   %w: tensor<3x6xf32> {remat.name = "w", remat.role = "weight"})
-    -> (tensor<12xf32> {remat.name = "y"}) attributes {remat.arena_bytes = 768 : i64} {
-  %l = nn.linear %x, %w {remat.name = "fc", remat.offsets = array<i64: 256>} : (tensor<4x6xf32>, tensor<3x6xf32>) -> tensor<4x3xf32>
-  %r = nn.reshape %l {remat.name = "rows", remat.offsets = array<i64: 512>} : tensor<4x3xf32> -> tensor<2x6xf32>
-  %c = nn.reshape %r {remat.name = "cols", remat.offsets = array<i64: 256>} : tensor<2x6xf32> -> tensor<12xf32>
-  %a = nn.relu %c {remat.name = "act", remat.offsets = array<i64: 0>} : tensor<12xf32>
+    -> (tensor<12xf32> {remat.name = "y"}) attributes {remat.memory_plan = #remat.memory_plan<arena_bytes = 768, alignment = 256>} {
+  %l = nn.linear %x, %w {remat.name = "fc", remat.placement = #remat.placement<[256]>} : (tensor<4x6xf32>, tensor<3x6xf32>) -> tensor<4x3xf32>
+  %r = nn.reshape %l {remat.name = "rows", remat.placement = #remat.placement<[512]>} : tensor<4x3xf32> -> tensor<2x6xf32>
+  %c = nn.reshape %r {remat.name = "cols", remat.placement = #remat.placement<[256]>} : tensor<2x6xf32> -> tensor<12xf32>
+  %a = nn.relu %c {remat.name = "act", remat.placement = #remat.placement<[0]>} : tensor<12xf32>
   return %a : tensor<12xf32>
 }

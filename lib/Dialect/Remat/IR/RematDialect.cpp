@@ -9,6 +9,8 @@
 
 #include "remat/Dialect/Remat/IR/RematDialect.h"
 
+#include "RematAttrs.h"
+
 #include "mlir/IR/Builders.h"
 #include "mlir/IR/DialectImplementation.h"
 #include "mlir/IR/BuiltinAttributes.h"
@@ -26,54 +28,12 @@ using namespace mlir::remat;
 #define GET_OP_CLASSES
 #include "remat/Dialect/Remat/IR/RematOps.cpp.inc"
 
-#define GET_ATTRDEF_CLASSES
-#include "remat/Dialect/Remat/IR/RematAttrs.cpp.inc"
-
 void RematDialect::initialize() {
   addOperations<
 #define GET_OP_LIST
 #include "remat/Dialect/Remat/IR/RematOps.cpp.inc"
       >();
-  addAttributes<
-#define GET_ATTRDEF_LIST
-#include "remat/Dialect/Remat/IR/RematAttrs.cpp.inc"
-      >();
-}
-
-//===----------------------------------------------------------------------===//
-// SolveRecordAttr
-//===----------------------------------------------------------------------===//
-
-LogicalResult
-SolveRecordAttr::verify(function_ref<InFlightDiagnostic()> emitError,
-                        int64_t budgetBytes, StringRef budgetTyped,
-                        int64_t peakBytesBefore, FloatAttr computeCostBefore,
-                        StringRef solver, StringRef status,
-                        DenseI64ArrayAttr liveBytesBefore,
-                        DenseI64ArrayAttr givenPositions, BoolAttr timedOut,
-                        BoolAttr fitArena, FloatAttr lowerBoundCost,
-                        FloatAttr solveSeconds) {
-  auto negative = [](int64_t value) { return value < 0; };
-  if (budgetBytes < 0 || peakBytesBefore < 0 ||
-      llvm::any_of(liveBytesBefore.asArrayRef(), negative))
-    return emitError() << "'remat.solve' byte counts must be non-negative";
-  if (llvm::any_of(givenPositions.asArrayRef(), negative))
-    return emitError() << "'remat.solve' positions must be non-negative";
-  if (solver.empty() || status.empty())
-    return emitError() << "'remat.solve' must name its solver and status";
-  for (FloatAttr value : {computeCostBefore, lowerBoundCost, solveSeconds})
-    if (value && !(value.getValueAsDouble() >= 0.0))
-      return emitError() << "'remat.solve' costs and times must be "
-                            "non-negative";
-  return success();
-}
-
-SolveRecordAttr SolveRecordAttr::withoutSolveTime() const {
-  return SolveRecordAttr::get(
-      getContext(), getBudgetBytes(), getBudgetTyped(), getPeakBytesBefore(),
-      getComputeCostBefore(), getSolver(), getStatus(), getLiveBytesBefore(),
-      getGivenPositions(), getTimedOut(), getFitArena(), getLowerBoundCost(),
-      /*solveSeconds=*/nullptr);
+  registerAttributes();
 }
 
 //===----------------------------------------------------------------------===//
@@ -277,9 +237,9 @@ enum class ValueRule {
   Phase,
   Policy,
   MicroStep,
-  Offsets,
+  Placement,
+  MemoryPlan,
   SolveRecord,
-  NonNegativeInteger,
 };
 
 /// Where each remat attribute may sit and what its value must be
@@ -299,11 +259,10 @@ const AttributeRule kAttributeRules[] = {
     {attr::kMicroOrigin, Site::Op, ValueRule::NonEmptyString},
     {attr::kRecomputeOf, Site::Op, ValueRule::NonEmptyString},
     {attr::kWeights, Site::Op, ValueRule::NonEmptyString},
-    {attr::kOffsets, Site::Op, ValueRule::Offsets},
+    {attr::kPlacement, Site::Op, ValueRule::Placement},
+    {attr::kMemoryPlan, Site::Op, ValueRule::MemoryPlan},
     {attr::kSolve, Site::Op, ValueRule::SolveRecord},
     {attr::kUpdates, Site::Result, ValueRule::NonEmptyString},
-    {attr::kWorkspaceOffset, Site::Op, ValueRule::NonNegativeInteger},
-    {attr::kArenaBytes, Site::Op, ValueRule::NonNegativeInteger},
 };
 
 /// Checks that `attribute` is a string one of whose spellings `isKnown`
@@ -349,27 +308,18 @@ verifyAttributeValue(NamedAttribute attribute, ValueRule rule,
                          << "' must be an i64 micro-step index of at least 1";
     return success();
   }
-  case ValueRule::Offsets: {
-    // -1: the value lives in an argument's buffer (updated state, a view
-    // of an argument).
-    auto offsets = dyn_cast<DenseI64ArrayAttr>(value);
-    if (!offsets || llvm::any_of(offsets.asArrayRef(),
-                                 [](int64_t offset) { return offset < -1; }))
-      return emitError() << "'" << name
-                         << "' must be an array of i64 offsets, each "
-                            "non-negative or -1 (in an argument's buffer)";
+  case ValueRule::Placement:
+    if (!isa<PlacementAttr>(value))
+      return emitError() << "'" << name << "' must be a #remat.placement";
     return success();
-  }
+  case ValueRule::MemoryPlan:
+    if (!isa<MemoryPlanAttr>(value))
+      return emitError() << "'" << name << "' must be a #remat.memory_plan";
+    return success();
   case ValueRule::SolveRecord:
     if (!isa<SolveRecordAttr>(value))
       return emitError() << "'" << name << "' must be a #remat.solve record";
     return success();
-  case ValueRule::NonNegativeInteger: {
-    auto integer = dyn_cast<IntegerAttr>(value);
-    if (!integer || integer.getValue().isNegative())
-      return emitError() << "'" << name << "' must be a non-negative integer";
-    return success();
-  }
   }
   llvm_unreachable("unknown value rule");
 }
@@ -501,13 +451,13 @@ LogicalResult RematDialect::verifyOperationAttribute(Operation *op,
   if (failed(verifyRematAttribute(attribute, Site::Op,
                                   [op] { return op->emitOpError(); })))
     return failure();
-  // One offset per result.
-  auto offsets = dyn_cast<DenseI64ArrayAttr>(attribute.getValue());
-  if (attribute.getName() == attr::kOffsets &&
-      offsets.size() != static_cast<int64_t>(op->getNumResults()))
-    return op->emitOpError() << "has " << op->getNumResults()
-                             << " results but " << offsets.size()
-                             << " entries in '" << attr::kOffsets << "'";
+  auto emitError = [op] { return remat::emitOpError(op); };
+  if (attribute.getName() == attr::kPlacement)
+    return detail::verifyPlacement(
+        op, cast<PlacementAttr>(attribute.getValue()), emitError);
+  if (attribute.getName() == attr::kMemoryPlan)
+    return detail::verifyMemoryPlan(
+        op, cast<MemoryPlanAttr>(attribute.getValue()), emitError);
   return success();
 }
 

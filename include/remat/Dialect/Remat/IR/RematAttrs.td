@@ -61,4 +61,50 @@ def Remat_SolveRecordAttr : Remat_Attr<"SolveRecord", "solve"> {
   }];
 }
 
+def Remat_MemoryPlanAttr : Remat_Attr<"MemoryPlan", "memory_plan"> {
+  let summary = "a function's planned arena (`remat.memory_plan`)";
+  let description = [{
+    Left on a function by `remat-plan-memory`: the bytes of the one arena
+    that holds every value and workspace of the step, and the alignment of
+    the offsets of tensors in it (values of imported graph nodes, which are
+    byte counts rather than tensors, are aligned to one byte). Each op of
+    the body that has results or a workspace carries its place in the arena
+    as a `#remat.placement`; the dialect checks that every one is there and
+    that each value and workspace, at its offset, ends inside the arena.
+
+    ```mlir
+    func.func @step(...) attributes {
+        remat.memory_plan = #remat.memory_plan<arena_bytes = 512,
+                                               alignment = 256>} {...}
+    ```
+  }];
+  let parameters = (ins "int64_t":$arena_bytes, "int64_t":$alignment);
+  let assemblyFormat = "`<` struct(params) `>`";
+  let genVerifyDecl = 1;
+}
+
+def Remat_PlacementAttr : Remat_Attr<"Placement", "placement"> {
+  let summary = "where an op's results and workspace sit in the arena "
+                "(`remat.placement`)";
+  let description = [{
+    Left on each op of a planned function by `remat-plan-memory`: the arena
+    offset of each result, in order, and of the op's workspace when it has
+    one. An offset of -1 says that the value lives in an argument's buffer
+    (updated state, a view of an argument) rather than in the arena; a view
+    of an arena value has its owner's offset.
+
+    ```mlir
+    %0:3 = nn.batch_norm ... {remat.placement = #remat.placement<[0, 256, 512]>}
+    %1 = nn.conv2d ... {remat.placement = #remat.placement<[0], workspace = 1024>}
+    ```
+  }];
+  let parameters = (ins
+    ArrayRefParameter<"int64_t", "the offset of each result">:$offsets,
+    OptionalParameter<"std::optional<int64_t>",
+                      "the offset of the workspace">:$workspace
+  );
+  let hasCustomAssemblyFormat = 1;
+  let genVerifyDecl = 1;
+}
+
 #endif // REMAT_DIALECT_REMAT_IR_REMATATTRS

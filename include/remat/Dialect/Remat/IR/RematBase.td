@@ -31,15 +31,18 @@ def Remat_Dialect : Dialect {
     | `remat.micro_step` | ops | in an accumulated step, the micro-step i >= 1 whose copy of the micro-batch's op this is (i64; named `micro<i>.<name>`) |
     | `remat.micro_origin` | ops | beside `remat.micro_step`: the `remat.name` of the micro-step 0 op this op copies (the copy's own name may have been made unique) |
     | `remat.weights` | functions | path of the weights file |
-    | `remat.offsets` | ops | the arena offset of each result (memory planner) |
-    | `remat.workspace_offset` | ops | the arena offset of the op's workspace |
-    | `remat.arena_bytes` | functions | the size of the planned arena |
+    | `remat.memory_plan` | functions | the planned arena: its bytes and the alignment of its tensors (`#remat.memory_plan`, memory planner) |
+    | `remat.placement` | ops of a planned function | the arena offset of each result and of the workspace (`#remat.placement`; -1: in an argument's buffer) |
     | `remat.solve` | functions | what rematerialization did: budget, solver, status, the peak and cost before (`#remat.solve`, read by the report) |
 
     A value is named `<op name>` for a single result or `<op name>#k` for
     result k; an argument by its `remat.name`.
   }];
   let useDefaultAttributePrinterParser = 1;
+  let extraClassDeclaration = [{
+    /// Registers the attribute definitions (RematAttrs.cpp).
+    void registerAttributes();
+  }];
   let hasOperationAttrVerify = 1;
   let hasRegionArgAttrVerify = 1;
   let hasRegionResultAttrVerify = 1;

@@ -38,9 +38,11 @@ inline constexpr llvm::StringLiteral kPhase = "remat.phase";
 inline constexpr llvm::StringLiteral kPolicy = "remat.policy";
 inline constexpr llvm::StringLiteral kRecomputeOf = "remat.recompute_of";
 inline constexpr llvm::StringLiteral kWeights = "remat.weights";
-inline constexpr llvm::StringLiteral kOffsets = "remat.offsets";
-inline constexpr llvm::StringLiteral kWorkspaceOffset = "remat.workspace_offset";
-inline constexpr llvm::StringLiteral kArenaBytes = "remat.arena_bytes";
+/// On a function: its planned arena (#remat.memory_plan).
+inline constexpr llvm::StringLiteral kMemoryPlan = "remat.memory_plan";
+/// On each op of a planned function with results or a workspace: where they
+/// sit in the arena (#remat.placement).
+inline constexpr llvm::StringLiteral kPlacement = "remat.placement";
 inline constexpr llvm::StringLiteral kSolve = "remat.solve";
 /// On a function result: the `remat.name` of the argument (role weight,
 /// buffer, opt_state or step) whose new value the result is; it is written
@@ -55,6 +57,23 @@ inline constexpr llvm::StringLiteral kMicroStep = "remat.micro_step";
 /// may hold an op of that name), so it is never parsed for its origin.
 inline constexpr llvm::StringLiteral kMicroOrigin = "remat.micro_origin";
 } // namespace attr
+
+/// The `remat.placement` offset of a value that lives in an argument's
+/// buffer (updated state, a view of an argument), not in the arena.
+inline constexpr int64_t kNotInArena = -1;
+
+/// The planned arena of `function` (its `remat.memory_plan`); null when it
+/// has none.
+MemoryPlanAttr getMemoryPlan(Operation *function);
+
+/// Where `op`'s results and workspace sit in its function's arena (its
+/// `remat.placement`); null when it has none.
+PlacementAttr getPlacement(Operation *op);
+
+/// Removes the memory plan of `function` and every placement in its body: a
+/// pass that changes the body (adds, moves or clones ops) leaves no plan that
+/// no longer holds.
+void eraseMemoryPlan(FunctionOpInterface function);
 
 /// The name of the micro-step 0 op that `op` (of an accumulated step, or a
 /// recomputation of one) repeats: its `remat.micro_origin`; empty when `op`
