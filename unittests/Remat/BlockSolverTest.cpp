@@ -103,12 +103,10 @@ TEST(BlockSolver, FindsBoundariesWhereAMaskCrossesEveryCut) {
 
 TEST(BlockSolver, CheaperThanChainOnATransformerLikeStep) {
   RematProblem problem = transformerLike(8, /*mask=*/false);
-  int64_t peak = simulate(problem, getStartingSchedule(problem)).peakBytes;
-  int64_t floor = problem.getPeakLowerBound();
   int cheaper = 0;
   for (double fraction : {0.15, 0.3, 0.45, 0.6, 0.75, 0.9}) {
     SolverOptions options;
-    options.budgetBytes = floor + int64_t(fraction * double(peak - floor));
+    options.budgetBytes = getBudgetBetween(problem, fraction);
     SolverResult chain = solveChain(problem, options);
     SolverResult blocks = solveBlocks(problem, options);
     ASSERT_TRUE(blocks.hasSchedule()) << blocks.message;
@@ -141,11 +139,9 @@ TEST(BlockSolver, RandomTrainingGraphsGiveValidSchedules) {
       problem.nodes[seed % graph.layers].policy = NodePolicy::Recompute;
     if (seed % 7 == 0)
       problem.nodes[(seed + 1) % graph.layers].policy = NodePolicy::Keep;
-    int64_t peak = simulate(problem, getStartingSchedule(problem)).peakBytes;
-    int64_t floor = problem.getPeakLowerBound();
     for (double fraction : {0.0, 0.2, 0.5, 0.8, 1.0}) {
       SolverOptions options;
-      options.budgetBytes = floor + int64_t(fraction * double(peak - floor));
+      options.budgetBytes = getBudgetBetween(problem, fraction);
       options.workLimit = seed % 3 == 0 ? 20000 : 0;
       SolverResult result = solveBlocks(problem, options);
       if (result.status == SolveStatus::NotApplicable) {

@@ -30,12 +30,10 @@ TEST(ChainSolver, OptimalOverCheckpointChoices) {
     graph.seed = seed;
     graph.skipProbability = (seed % 3) * 0.15;
     RematProblem problem = generateTrainingGraph(graph);
-    int64_t peak = simulate(problem, getStartingSchedule(problem)).peakBytes;
-    int64_t floor = problem.getPeakLowerBound();
     std::optional<double> previous;
     for (double fraction : {0.0, 0.2, 0.4, 0.6, 0.8, 1.0}) {
       SolverOptions options;
-      options.budgetBytes = floor + int64_t(fraction * (peak - floor));
+      options.budgetBytes = getBudgetBetween(problem, fraction);
       SolverResult chain = solveChain(problem, options);
       if (chain.status == SolveStatus::NotApplicable)
         break;

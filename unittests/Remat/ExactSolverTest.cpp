@@ -32,12 +32,10 @@ TEST(ExactSolver, ValidBoundedAndMonotone) {
     graph.seed = seed;
     graph.skipProbability = (seed % 2) * 0.3;
     RematProblem problem = generateTrainingGraph(graph);
-    int64_t peak = simulate(problem, getStartingSchedule(problem)).peakBytes;
-    int64_t floor = problem.getPeakLowerBound();
     std::optional<double> previousOptimum;
     for (double fraction : {0.25, 0.6, 1.0}) {
       SolverOptions options;
-      options.budgetBytes = floor + int64_t(fraction * (peak - floor));
+      options.budgetBytes = getBudgetBetween(problem, fraction);
       options.workLimit = 5000;
       SolverResult exact = solveExact(problem, options);
       SolverResult heuristic = solveHeuristic(problem, options);

@@ -34,11 +34,9 @@ const EvictionScore kScores[] = {EvictionScore::CostPerByteDistance,
 /// beyond the starting order, as a rough count).
 int64_t checkHeapAgainstScan(const RematProblem &problem,
                              const std::string &what) {
-  int64_t peak = simulate(problem, getStartingSchedule(problem)).peakBytes;
-  int64_t floor = problem.getPeakLowerBound();
   int64_t recomputed = 0;
   for (double fraction : {0.0, 0.25, 0.6}) {
-    int64_t budget = floor + int64_t(fraction * double(peak - floor));
+    int64_t budget = getBudgetBetween(problem, fraction);
     for (EvictionScore score : kScores)
       for (bool hold : {true, false}) {
         ScheduleBuilder builder(problem);

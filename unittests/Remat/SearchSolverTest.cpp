@@ -40,11 +40,9 @@ TEST(SearchSolver, TrainingGraphsWithStateAndViewsGiveValidSchedules) {
     if (seed % 7 == 0)
       problem.nodes[(seed / 7) % graph.layers].policy = NodePolicy::Keep;
     ASSERT_EQ(problem.verify(), "") << "seed " << seed;
-    int64_t peak = simulate(problem, getStartingSchedule(problem)).peakBytes;
-    int64_t floor = problem.getPeakLowerBound();
     for (double fraction : {0.0, 0.3, 0.7, 1.0}) {
       SolverOptions options;
-      options.budgetBytes = floor + int64_t(fraction * (peak - floor));
+      options.budgetBytes = getBudgetBetween(problem, fraction);
       options.autoLpBound = false;
       std::string what = "seed " + std::to_string(seed) + " at " +
                          std::to_string(fraction);
@@ -82,11 +80,9 @@ TEST(SearchSolver, RandomDagsGiveValidSchedules) {
   int feasible = 0;
   for (int instance = 0; instance < 600; ++instance) {
     RematProblem problem = makeRandomDag(rng, 2 + instance % 60);
-    int64_t peak = simulate(problem, getStartingSchedule(problem)).peakBytes;
-    int64_t floor = problem.getPeakLowerBound();
     for (double fraction : {0.0, 0.5}) {
       SolverOptions options;
-      options.budgetBytes = floor + int64_t(fraction * (peak - floor));
+      options.budgetBytes = getBudgetBetween(problem, fraction);
       // Half of them as the pass asks where the packed arena must fit.
       options.fitArena = instance % 2 == 0;
       SolverResult result = solveSearch(problem, options);

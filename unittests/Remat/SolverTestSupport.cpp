@@ -23,6 +23,28 @@ void test::checkResult(const RematProblem &problem,
   ASSERT_GE(result.simulation.peakBytes, problem.getPeakLowerBound()) << what;
 }
 
+int64_t test::getBudgetBetween(const RematProblem &problem, double fraction) {
+  int64_t peak = simulate(problem, getStartingSchedule(problem)).peakBytes;
+  int64_t floor = problem.getPeakLowerBound();
+  return floor + int64_t(fraction * double(peak - floor));
+}
+
+std::optional<SolverResult> test::solveAndCheck(const RematProblem &problem,
+                                                const std::string &name,
+                                                const SolverOptions &options,
+                                                const std::string &what) {
+  std::string error;
+  std::optional<SolverSpec> spec = SolverSpec::parse(name, error);
+  EXPECT_TRUE(spec) << error;
+  if (!spec)
+    return std::nullopt;
+  SolverResult result = solve(problem, *spec, options);
+  if (result.status == SolveStatus::NotApplicable)
+    return std::nullopt;
+  checkResult(problem, result, options.budgetBytes, what);
+  return result;
+}
+
 RematProblem test::makeRandomDag(std::mt19937_64 &rng, int nodes) {
   RematProblem problem;
   std::uniform_int_distribution<int64_t> bytes(1, 1000), cost(0, 20);

@@ -11,6 +11,7 @@
 #include "remat/Remat/Solvers.h"
 
 #include <cstdint>
+#include <optional>
 #include <random>
 #include <string>
 
@@ -24,6 +25,19 @@ bool claimsFit(const SolverResult &result);
 /// never below the problem's floor.
 void checkResult(const RematProblem &problem, const SolverResult &result,
                  int64_t budget, const std::string &what);
+
+/// The budget `fraction` of the way from the problem's floor (its peak lower
+/// bound) to the peak of its starting schedule.
+int64_t getBudgetBetween(const RematProblem &problem, double fraction);
+
+/// Runs the solver `name` (a SolverSpec spelling) at `options` and checks
+/// its result (checkResult, naming `what`); std::nullopt where the solver
+/// does not apply. A fatal failure is the caller's to test
+/// (HasFatalFailure).
+std::optional<SolverResult> solveAndCheck(const RematProblem &problem,
+                                          const std::string &name,
+                                          const SolverOptions &options,
+                                          const std::string &what);
 
 /// A random DAG without phases: each node reads one to three earlier nodes'
 /// results; the last node's result is the output.

@@ -51,25 +51,17 @@ TEST(Solvers, RandomTrainingGraphsGiveValidSchedules) {
     // Mark a few nodes to exercise the marks.
     if (seed % 5 == 0)
       problem.nodes[seed % graph.layers].policy = NodePolicy::Recompute;
-    int64_t peak = simulate(problem, getStartingSchedule(problem)).peakBytes;
-    int64_t floor = problem.getPeakLowerBound();
     for (double fraction : {0.0, 0.5, 0.9, 1.0}) {
       SolverOptions options;
-      options.budgetBytes = floor + int64_t(fraction * (peak - floor));
+      options.budgetBytes = getBudgetBetween(problem, fraction);
       // CBC takes about 0.1 s per bound: one graph in 20 gets it.
       options.autoLpBound = seed % 20 == 0;
       for (const char *name : kSolvers) {
-        std::string error;
-        std::optional<SolverResult> result =
-            solveByName(problem, name, options, error);
-        ASSERT_TRUE(result) << error;
-        if (result->status == SolveStatus::NotApplicable)
-          continue;
-        checkResult(problem, *result, options.budgetBytes,
-                    std::string(name) + " seed " + std::to_string(seed));
+        std::optional<SolverResult> result = solveAndCheck(
+            problem, name, options, name + (" seed " + std::to_string(seed)));
         if (HasFatalFailure())
           return;
-        if (std::string(name) == "heuristic" &&
+        if (result && std::string(name) == "heuristic" &&
             result->status == SolveStatus::Feasible)
           ++feasibleHeuristic;
       }
@@ -95,28 +87,20 @@ TEST(Solvers, StateUpdatedInPlaceAndViewsGiveValidSchedules) {
     graph.lateReadProbability = 0.3;
     RematProblem problem = generateTrainingGraph(graph);
     ASSERT_EQ(problem.verify(), "") << "seed " << seed;
-    int64_t peak = simulate(problem, getStartingSchedule(problem)).peakBytes;
-    int64_t floor = problem.getPeakLowerBound();
     for (double fraction : {0.0, 0.3, 0.7}) {
       SolverOptions options;
-      options.budgetBytes = floor + int64_t(fraction * (peak - floor));
+      options.budgetBytes = getBudgetBetween(problem, fraction);
       options.autoLpBound = false;
       options.workLimit = 20000;
       std::vector<std::string> names(std::begin(kSolvers), std::end(kSolvers));
       if (isExactSolverAvailable() && seed % 10 == 0 && graph.layers <= 6)
         names.push_back("exact");
       for (const std::string &name : names) {
-        std::string error;
-        std::optional<SolverResult> result =
-            solveByName(problem, name, options, error);
-        ASSERT_TRUE(result) << error;
-        if (result->status == SolveStatus::NotApplicable)
-          continue;
-        checkResult(problem, *result, options.budgetBytes,
-                    std::string(name) + " seed " + std::to_string(seed));
+        std::optional<SolverResult> result = solveAndCheck(
+            problem, name, options, name + " seed " + std::to_string(seed));
         if (HasFatalFailure())
           return;
-        feasible += claimsFit(*result);
+        feasible += result && claimsFit(*result);
       }
     }
   }
@@ -167,24 +151,16 @@ TEST(Solvers, ResidualTrainingGraphsGiveValidSchedules) {
     EXPECT_EQ(residualReads, residualGradients) << "seed " << seed;
     EXPECT_EQ(residualReads, (graph.layers - 1) / graph.residualEvery)
         << "seed " << seed;
-    int64_t peak = simulate(problem, getStartingSchedule(problem)).peakBytes;
-    int64_t floor = problem.getPeakLowerBound();
     for (double fraction : {0.0, 0.4, 0.8}) {
       SolverOptions options;
-      options.budgetBytes = floor + int64_t(fraction * (peak - floor));
+      options.budgetBytes = getBudgetBetween(problem, fraction);
       options.autoLpBound = seed % 30 == 0;
       for (const char *name : kSolvers) {
-        std::string error;
-        std::optional<SolverResult> result =
-            solveByName(problem, name, options, error);
-        ASSERT_TRUE(result) << error;
-        if (result->status == SolveStatus::NotApplicable)
-          continue;
-        checkResult(problem, *result, options.budgetBytes,
-                    std::string(name) + " seed " + std::to_string(seed));
+        std::optional<SolverResult> result = solveAndCheck(
+            problem, name, options, name + (" seed " + std::to_string(seed)));
         if (HasFatalFailure())
           return;
-        feasible += claimsFit(*result);
+        feasible += result && claimsFit(*result);
       }
     }
   }
@@ -354,11 +330,9 @@ TEST(Solvers, AutoIsTheSameOnOneThreadOrMany) {
     graph.seed = seed;
     graph.residualEvery = 1 + seed % 4;
     RematProblem problem = generateTrainingGraph(graph);
-    int64_t peak = simulate(problem, getStartingSchedule(problem)).peakBytes;
-    int64_t floor = problem.getPeakLowerBound();
     for (double fraction : {0.0, 0.3, 0.7}) {
       SolverOptions options;
-      options.budgetBytes = floor + int64_t(fraction * (peak - floor));
+      options.budgetBytes = getBudgetBetween(problem, fraction);
       options.autoLpBound = false;
       options.fitArena = seed % 2 == 0;
       options.parallel = false;
