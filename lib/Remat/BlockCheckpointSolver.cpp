@@ -103,6 +103,9 @@ SolverResult mlir::remat::solveBlockCheckpoints(const RematProblem &problem,
     for (ValueId owner = problem.values[value].viewOf;
          !discarded[value] && owner >= 0; owner = problem.values[owner].viewOf)
       discarded[owner] = false;
-  return finish(problem, name, buildWithDiscards(problem, discarded), options,
+  return finish(problem, name,
+                buildWithDiscards(problem, discarded,
+                                  getScheduleIndex(problem, options)),
+                options,
                 std::to_string(runs.size()) + " blocks");
 }

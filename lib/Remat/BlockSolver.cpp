@@ -101,7 +101,7 @@ constexpr int kNumOptions = 4;
 /// Measures blocks between boundaries and builds the chosen schedule.
 class BlockMeasurer {
 public:
-  BlockMeasurer(const BlockAnalysis &analysis,
+  BlockMeasurer(const BlockAnalysis &analysis, const SolverOptions &options,
                 const std::vector<Boundary> &boundaries);
 
   /// Boundaries are -1 (the start), 0..L-1, L (the end).
@@ -155,11 +155,12 @@ private:
 };
 
 BlockMeasurer::BlockMeasurer(const BlockAnalysis &analysis,
+                             const SolverOptions &options,
                              const std::vector<Boundary> &boundaries)
     : analysis(analysis), problem(analysis.problem), forward(analysis.forward),
       boundaries(boundaries),
       markedDiscards(getMarkedDiscards(analysis.problem)),
-      index(std::make_shared<const ScheduleIndex>(analysis.problem)) {
+      index(getScheduleIndex(analysis.problem, options)) {
   std::vector<double> ratios;
   for (NodeId id : forward)
     for (ValueId value : problem.nodes[id].results)
@@ -485,7 +486,7 @@ BlockSearch::BlockSearch(const BlockAnalysis &analysis,
                          std::optional<Clock::time_point> deadline,
                          bool &timedOut)
     : analysis(analysis), problem(analysis.problem),
-      boundaries(std::move(chosen)), measurer(analysis, boundaries),
+      boundaries(std::move(chosen)), measurer(analysis, options, boundaries),
       options(options), deadline(deadline), timedOut(timedOut),
       count(int(boundaries.size())), width(size_t(count + 2)),
       measured(width * width) {}

@@ -45,9 +45,9 @@ constexpr size_t kMaxCuts = 160;
 class ChainMeasurer {
 public:
   ChainMeasurer(const RematProblem &problem, std::vector<NodeId> forward,
-                std::vector<NodeId> cuts)
+                std::vector<NodeId> cuts, const SolverOptions &options)
       : problem(problem), forward(std::move(forward)), cuts(std::move(cuts)),
-        index(std::make_shared<const ScheduleIndex>(problem)) {}
+        index(getScheduleIndex(problem, options)) {}
 
   /// Boundaries are -1 (the start), 0..L-1 (cut i), L (the end).
   SegmentFacts measure(int from, int to, bool dropLast = false) const;
@@ -179,7 +179,7 @@ SolverResult mlir::remat::solveChain(const RematProblem &problem,
                                       " cut vertices, more than the " +
                                       std::to_string(kMaxCuts) +
                                       " the dynamic program takes");
-  ChainMeasurer measurer(problem, forward, cuts);
+  ChainMeasurer measurer(problem, forward, cuts, options);
   int count = int(cuts.size());
   auto cutBytes = [&](int cut) {
     int64_t bytes = 0;

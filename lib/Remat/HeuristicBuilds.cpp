@@ -21,7 +21,7 @@ HeuristicBuilds::HeuristicBuilds(const RematProblem &problem,
       discarded(getMarkedDiscards(problem)),
       workShare(options.workLimit > 0 ? options.workLimit / kCount
                                       : kDefaultWorkPerScore),
-      index(std::make_shared<const ScheduleIndex>(problem)), waiting(kCount),
+      index(getScheduleIndex(problem, options)), waiting(kCount),
       best(notApplicable("heuristic", "no schedule")) {}
 
 HeuristicBuilds::Build HeuristicBuilds::build(int variant) const {

@@ -101,6 +101,14 @@ int64_t mlir::remat::getMaxLiveBytes(const Simulation &simulation,
   return most;
 }
 
+std::shared_ptr<const ScheduleIndex>
+mlir::remat::getScheduleIndex(const RematProblem &problem,
+                              const SolverOptions &options) {
+  if (options.fixedSchedules)
+    return options.fixedSchedules->getIndex(problem);
+  return std::make_shared<const ScheduleIndex>(problem);
+}
+
 /// Builds the schedule that drops `discarded` values after their phase.
 Schedule
 mlir::remat::buildWithDiscards(const RematProblem &problem,

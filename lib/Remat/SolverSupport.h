@@ -56,6 +56,11 @@ std::vector<bool> getMarkedDiscards(const RematProblem &problem);
 
 struct ScheduleIndex;
 
+/// The schedule index of `problem` that `options.fixedSchedules` keeps,
+/// else a new one.
+std::shared_ptr<const ScheduleIndex>
+getScheduleIndex(const RematProblem &problem, const SolverOptions &options);
+
 /// The schedule that drops `discarded` values after their last use in
 /// their phase and recomputes them where read; `index`, where given, is
 /// the problem's, shared with other builds.

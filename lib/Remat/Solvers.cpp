@@ -51,7 +51,8 @@ SolverResult mlir::remat::solveNone(const RematProblem &problem,
 SolverResult mlir::remat::solveMarks(const RematProblem &problem,
                                      const SolverOptions &options) {
   return finish(problem, "marks",
-                buildWithDiscards(problem, getMarkedDiscards(problem)),
+                buildWithDiscards(problem, getMarkedDiscards(problem),
+                                  getScheduleIndex(problem, options)),
                 options);
 }
 
@@ -103,7 +104,10 @@ SolverResult mlir::remat::solveSegments(const RematProblem &problem,
     for (ValueId result : problem.nodes[id].results)
       discarded[result] = true;
   }
-  return finish(problem, name, buildWithDiscards(problem, discarded), options);
+  return finish(problem, name,
+                buildWithDiscards(problem, discarded,
+                                  getScheduleIndex(problem, options)),
+                options);
 }
 
 SolverResult mlir::remat::solveSqrt(const RematProblem &problem,
@@ -213,12 +217,24 @@ struct FixedSchedules::Kept {
   };
   std::mutex mutex;
   std::map<std::string, Entry> entries;
+  std::once_flag indexBuilt;
+  std::shared_ptr<const ScheduleIndex> index;
 };
 
 FixedSchedules::FixedSchedules(const RematProblem &problem)
     : problem(&problem), kept(std::make_unique<Kept>()) {}
 
 FixedSchedules::~FixedSchedules() = default;
+
+std::shared_ptr<const ScheduleIndex>
+FixedSchedules::getIndex(const RematProblem &problem) {
+  if (&problem != this->problem)
+    return std::make_shared<const ScheduleIndex>(problem);
+  std::call_once(kept->indexBuilt, [&] {
+    kept->index = std::make_shared<const ScheduleIndex>(problem);
+  });
+  return kept->index;
+}
 
 SolverResult
 FixedSchedules::get(const RematProblem &problem, const std::string &key,

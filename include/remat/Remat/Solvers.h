@@ -76,13 +76,15 @@ const char *stringifySolveStatus(SolveStatus status);
 
 struct SolverOptions;
 struct SolverResult;
+struct ScheduleIndex;
 
 /// The schedules of the solvers whose choice does not depend on the budget
 /// (none, marks, sqrt, segments=K, block-checkpoints), kept for one problem:
 /// solving it again at another target (the pass's search for a schedule
 /// that packs) measures them again at that target without building them
 /// again. Only the schedules are kept, not their simulations (a
-/// million-node step). Safe to share between threads.
+/// million-node step). Also keeps the problem's schedule index, which every
+/// schedule build reads and none changes. Safe to share between threads.
 class FixedSchedules {
 public:
   explicit FixedSchedules(const RematProblem &problem);
@@ -94,6 +96,10 @@ public:
   SolverResult get(const RematProblem &problem, const std::string &key,
                    const SolverOptions &options,
                    const std::function<SolverResult()> &solveOnce);
+
+  /// The schedule index of `problem`: built once for the problem this was
+  /// made for, anew for another.
+  std::shared_ptr<const ScheduleIndex> getIndex(const RematProblem &problem);
 
 private:
   struct Kept;
