@@ -226,7 +226,9 @@ def run_tool(stage, command, timeout):
 
 
 _ARG = re.compile(r"%arg\d+: tensor<([^>]*)>\s*\{([^}]*)\}")
-_ATTR = re.compile(r'(remat\.\w+) = "([^"]*)"')
+# `remat.name = "x"`, `remat.role = #remat.role<weight>`: the string or the
+# enum value.
+_ATTR = re.compile(r'(remat\.\w+) = (?:"([^"]*)"|#remat\.\w+<(\w+)>)')
 _DTYPES = {"f32": np.float32, "f64": np.float64, "i64": np.int64,
            "i32": np.int32}
 
@@ -242,7 +244,7 @@ def signature(mlir_path):
             raise StageError("autodiff", f"no function in {mlir_path}")
     arguments = []
     for type_text, attrs in _ARG.findall(header):
-        values = dict(_ATTR.findall(attrs))
+        values = {key: text or enum for key, text, enum in _ATTR.findall(attrs)}
         *dims, element = type_text.split("x")
         arguments.append((values.get("remat.name", ""),
                           values.get("remat.role", "input"),

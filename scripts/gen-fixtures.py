@@ -78,7 +78,7 @@ class StepWriter:
             self.forward_bytes += sum(type_bytes(r.type) for r in results)
 
     def _attrs(self, name, phase, extra):
-        parts = list(extra) + [f'remat.name = "{name}"', f'remat.phase = "{phase}"']
+        parts = list(extra) + [f'remat.name = "{name}"', f'remat.phase = #remat.phase<{phase}>']
         return "{" + ", ".join(parts) + "}"
 
     def op(self, kind, operands, result_shapes, name, phase, attrs=(),
@@ -147,7 +147,7 @@ class StepWriter:
         out.append("// CHECK: return")
         out.append("")
         args = ",\n    ".join(
-            f'{ssa}: {ty} {{remat.name = "{name}", remat.role = "{role}"}}'
+            f'{ssa}: {ty} {{remat.name = "{name}", remat.role = #remat.role<{role}>}}'
             for ssa, name, role, ty in self.args)
         def result_attrs(name, updates):
             attrs = f'remat.name = "{name}"'

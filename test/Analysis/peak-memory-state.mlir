@@ -8,8 +8,8 @@
 // CHECK-LABEL: peak-memory @sgd_in_place: arguments 128 bytes, 1 steps
 // CHECK-NEXT: step 0 nn.sgd "w.sgd": live 128, workspace 0
 // CHECK-NEXT: peak 128 bytes at step 0 nn.sgd "w.sgd": arguments 128, results 0, activations 0, workspace 0
-func.func @sgd_in_place(%w: tensor<16xf32> {remat.name = "w", remat.role = "weight"},
-                        %g: tensor<16xf32> {remat.name = "g", remat.role = "input"})
+func.func @sgd_in_place(%w: tensor<16xf32> {remat.name = "w", remat.role = #remat.role<weight>},
+                        %g: tensor<16xf32> {remat.name = "g", remat.role = #remat.role<input>})
     -> (tensor<16xf32> {remat.name = "w.new", remat.updates = "w"}) {
   %0 = nn.sgd %w, %g {remat.name = "w.sgd", lr = 0.1 : f64} : (tensor<16xf32>, tensor<16xf32>) -> tensor<16xf32>
   return %0 : tensor<16xf32>

@@ -296,7 +296,7 @@ def run_case(remat_run, work, name, op, inputs, expected, exact):
     types = {f"t{i}": tensor_type(x) for i, x in enumerate(inputs)}
     op_text = op.format(**types)
     refs = [r.detach() for r in expected(*[x.clone() for x in inputs])]
-    args = ", ".join(f'%a{i}: {tensor_type(x)} {{remat.name = "a{i}", remat.role = "input"}}'
+    args = ", ".join(f'%a{i}: {tensor_type(x)} {{remat.name = "a{i}", remat.role = #remat.role<input>}}'
                      for i, x in enumerate(inputs))
     results = ", ".join(f"%r#{i}" if len(refs) > 1 else "%r" for i in range(len(refs)))
     result_types = ", ".join(f'{tensor_type(r)} {{remat.name = "r{i}"}}' for i, r in enumerate(refs))

@@ -33,27 +33,27 @@
 // CHECK: return
 
 func.func @mlp_adam_step(
-    %input: tensor<32x64xf32> {remat.name = "input", remat.role = "input"},
-    %labels: tensor<32xi64> {remat.name = "labels", remat.role = "label"},
-    %fc1_weight: tensor<128x64xf32> {remat.name = "fc1.weight", remat.role = "weight"},
-    %fc1_bias: tensor<128xf32> {remat.name = "fc1.bias", remat.role = "weight"},
-    %norm_weight: tensor<128xf32> {remat.name = "norm.weight", remat.role = "weight"},
-    %norm_bias: tensor<128xf32> {remat.name = "norm.bias", remat.role = "weight"},
-    %fc2_weight: tensor<10x128xf32> {remat.name = "fc2.weight", remat.role = "weight"},
-    %fc2_bias: tensor<10xf32> {remat.name = "fc2.bias", remat.role = "weight"},
-    %fc1_weight_exp_avg: tensor<128x64xf32> {remat.name = "fc1.weight.exp_avg", remat.role = "opt_state"},
-    %fc1_weight_exp_avg_sq: tensor<128x64xf32> {remat.name = "fc1.weight.exp_avg_sq", remat.role = "opt_state"},
-    %fc1_bias_exp_avg: tensor<128xf32> {remat.name = "fc1.bias.exp_avg", remat.role = "opt_state"},
-    %fc1_bias_exp_avg_sq: tensor<128xf32> {remat.name = "fc1.bias.exp_avg_sq", remat.role = "opt_state"},
-    %norm_weight_exp_avg: tensor<128xf32> {remat.name = "norm.weight.exp_avg", remat.role = "opt_state"},
-    %norm_weight_exp_avg_sq: tensor<128xf32> {remat.name = "norm.weight.exp_avg_sq", remat.role = "opt_state"},
-    %norm_bias_exp_avg: tensor<128xf32> {remat.name = "norm.bias.exp_avg", remat.role = "opt_state"},
-    %norm_bias_exp_avg_sq: tensor<128xf32> {remat.name = "norm.bias.exp_avg_sq", remat.role = "opt_state"},
-    %fc2_weight_exp_avg: tensor<10x128xf32> {remat.name = "fc2.weight.exp_avg", remat.role = "opt_state"},
-    %fc2_weight_exp_avg_sq: tensor<10x128xf32> {remat.name = "fc2.weight.exp_avg_sq", remat.role = "opt_state"},
-    %fc2_bias_exp_avg: tensor<10xf32> {remat.name = "fc2.bias.exp_avg", remat.role = "opt_state"},
-    %fc2_bias_exp_avg_sq: tensor<10xf32> {remat.name = "fc2.bias.exp_avg_sq", remat.role = "opt_state"},
-    %step: tensor<f32> {remat.name = "step", remat.role = "step"})
+    %input: tensor<32x64xf32> {remat.name = "input", remat.role = #remat.role<input>},
+    %labels: tensor<32xi64> {remat.name = "labels", remat.role = #remat.role<label>},
+    %fc1_weight: tensor<128x64xf32> {remat.name = "fc1.weight", remat.role = #remat.role<weight>},
+    %fc1_bias: tensor<128xf32> {remat.name = "fc1.bias", remat.role = #remat.role<weight>},
+    %norm_weight: tensor<128xf32> {remat.name = "norm.weight", remat.role = #remat.role<weight>},
+    %norm_bias: tensor<128xf32> {remat.name = "norm.bias", remat.role = #remat.role<weight>},
+    %fc2_weight: tensor<10x128xf32> {remat.name = "fc2.weight", remat.role = #remat.role<weight>},
+    %fc2_bias: tensor<10xf32> {remat.name = "fc2.bias", remat.role = #remat.role<weight>},
+    %fc1_weight_exp_avg: tensor<128x64xf32> {remat.name = "fc1.weight.exp_avg", remat.role = #remat.role<opt_state>},
+    %fc1_weight_exp_avg_sq: tensor<128x64xf32> {remat.name = "fc1.weight.exp_avg_sq", remat.role = #remat.role<opt_state>},
+    %fc1_bias_exp_avg: tensor<128xf32> {remat.name = "fc1.bias.exp_avg", remat.role = #remat.role<opt_state>},
+    %fc1_bias_exp_avg_sq: tensor<128xf32> {remat.name = "fc1.bias.exp_avg_sq", remat.role = #remat.role<opt_state>},
+    %norm_weight_exp_avg: tensor<128xf32> {remat.name = "norm.weight.exp_avg", remat.role = #remat.role<opt_state>},
+    %norm_weight_exp_avg_sq: tensor<128xf32> {remat.name = "norm.weight.exp_avg_sq", remat.role = #remat.role<opt_state>},
+    %norm_bias_exp_avg: tensor<128xf32> {remat.name = "norm.bias.exp_avg", remat.role = #remat.role<opt_state>},
+    %norm_bias_exp_avg_sq: tensor<128xf32> {remat.name = "norm.bias.exp_avg_sq", remat.role = #remat.role<opt_state>},
+    %fc2_weight_exp_avg: tensor<10x128xf32> {remat.name = "fc2.weight.exp_avg", remat.role = #remat.role<opt_state>},
+    %fc2_weight_exp_avg_sq: tensor<10x128xf32> {remat.name = "fc2.weight.exp_avg_sq", remat.role = #remat.role<opt_state>},
+    %fc2_bias_exp_avg: tensor<10xf32> {remat.name = "fc2.bias.exp_avg", remat.role = #remat.role<opt_state>},
+    %fc2_bias_exp_avg_sq: tensor<10xf32> {remat.name = "fc2.bias.exp_avg_sq", remat.role = #remat.role<opt_state>},
+    %step: tensor<f32> {remat.name = "step", remat.role = #remat.role<step>})
     -> (tensor<f32> {remat.name = "loss"},
         tensor<128x64xf32> {remat.name = "fc1.weight.new"},
         tensor<128x64xf32> {remat.name = "fc1.weight.exp_avg.new"},
@@ -74,26 +74,26 @@ func.func @mlp_adam_step(
         tensor<10xf32> {remat.name = "fc2.bias.exp_avg.new"},
         tensor<10xf32> {remat.name = "fc2.bias.exp_avg_sq.new"},
         tensor<f32> {remat.name = "step.new"}) {
-  %fc1_1 = nn.linear %input, %fc1_weight, %fc1_bias {remat.name = "fc1", remat.phase = "forward"} : (tensor<32x64xf32>, tensor<128x64xf32>, tensor<128xf32>) -> tensor<32x128xf32>
-  %gelu_2 = nn.gelu %fc1_1 {remat.name = "gelu", remat.phase = "forward"} : tensor<32x128xf32>
-  %norm_3, %norm_4, %norm_5 = nn.layer_norm %gelu_2, %norm_weight, %norm_bias {remat.name = "norm", remat.phase = "forward"} : tensor<32x128xf32>, tensor<128xf32> -> tensor<32x1xf32>
-  %fc2_6 = nn.linear %norm_3, %fc2_weight, %fc2_bias {remat.name = "fc2", remat.phase = "forward"} : (tensor<32x128xf32>, tensor<10x128xf32>, tensor<10xf32>) -> tensor<32x10xf32>
-  %loss_7 = nn.cross_entropy %fc2_6, %labels {remat.name = "loss", remat.phase = "forward"} : (tensor<32x10xf32>, tensor<32xi64>) -> tensor<f32>
-  %loss_grad_seed_8 = nn.full 1.0 {remat.name = "loss.grad_seed", remat.phase = "backward"} : tensor<f32>
-  %loss_grad_9 = nn.cross_entropy_backward %loss_grad_seed_8, %fc2_6, %labels {remat.name = "loss.grad", remat.phase = "backward"} : (tensor<f32>, tensor<32x10xf32>, tensor<32xi64>) -> tensor<32x10xf32>
-  %fc2_grad_weight_10 = nn.linear_backward_weight %loss_grad_9, %norm_3 {remat.name = "fc2.grad_weight", remat.phase = "backward"} : (tensor<32x10xf32>, tensor<32x128xf32>) -> tensor<10x128xf32>
-  %fc2_grad_bias_11 = nn.linear_backward_bias %loss_grad_9 {remat.name = "fc2.grad_bias", remat.phase = "backward"} : (tensor<32x10xf32>) -> tensor<10xf32>
-  %fc2_grad_input_12 = nn.linear_backward_input %loss_grad_9, %fc2_weight {remat.name = "fc2.grad_input", remat.phase = "backward"} : (tensor<32x10xf32>, tensor<10x128xf32>) -> tensor<32x128xf32>
-  %norm_grad_13, %norm_grad_14, %norm_grad_15 = nn.layer_norm_backward %fc2_grad_input_12, %gelu_2, %norm_4, %norm_5, %norm_weight {remat.name = "norm.grad", remat.phase = "backward"} : tensor<32x128xf32>, tensor<32x1xf32>, tensor<128xf32>
-  %gelu_grad_16 = nn.gelu_backward %norm_grad_13, %fc1_1 {remat.name = "gelu.grad", remat.phase = "backward"} : tensor<32x128xf32>
-  %fc1_grad_weight_17 = nn.linear_backward_weight %gelu_grad_16, %input {remat.name = "fc1.grad_weight", remat.phase = "backward"} : (tensor<32x128xf32>, tensor<32x64xf32>) -> tensor<128x64xf32>
-  %fc1_grad_bias_18 = nn.linear_backward_bias %gelu_grad_16 {remat.name = "fc1.grad_bias", remat.phase = "backward"} : (tensor<32x128xf32>) -> tensor<128xf32>
-  %step_increment_19 = nn.add_scalar %step, 1.0 {remat.name = "step.increment", remat.phase = "update"} : tensor<f32>
-  %fc1_weight_adam_20, %fc1_weight_adam_21, %fc1_weight_adam_22 = nn.adam %fc1_weight, %fc1_grad_weight_17, %fc1_weight_exp_avg, %fc1_weight_exp_avg_sq, %step_increment_19 {remat.name = "fc1.weight.adam", remat.phase = "update"} : tensor<128x64xf32>, tensor<f32>
-  %fc1_bias_adam_23, %fc1_bias_adam_24, %fc1_bias_adam_25 = nn.adam %fc1_bias, %fc1_grad_bias_18, %fc1_bias_exp_avg, %fc1_bias_exp_avg_sq, %step_increment_19 {remat.name = "fc1.bias.adam", remat.phase = "update"} : tensor<128xf32>, tensor<f32>
-  %norm_weight_adam_26, %norm_weight_adam_27, %norm_weight_adam_28 = nn.adam %norm_weight, %norm_grad_14, %norm_weight_exp_avg, %norm_weight_exp_avg_sq, %step_increment_19 {remat.name = "norm.weight.adam", remat.phase = "update"} : tensor<128xf32>, tensor<f32>
-  %norm_bias_adam_29, %norm_bias_adam_30, %norm_bias_adam_31 = nn.adam %norm_bias, %norm_grad_15, %norm_bias_exp_avg, %norm_bias_exp_avg_sq, %step_increment_19 {remat.name = "norm.bias.adam", remat.phase = "update"} : tensor<128xf32>, tensor<f32>
-  %fc2_weight_adam_32, %fc2_weight_adam_33, %fc2_weight_adam_34 = nn.adam %fc2_weight, %fc2_grad_weight_10, %fc2_weight_exp_avg, %fc2_weight_exp_avg_sq, %step_increment_19 {remat.name = "fc2.weight.adam", remat.phase = "update"} : tensor<10x128xf32>, tensor<f32>
-  %fc2_bias_adam_35, %fc2_bias_adam_36, %fc2_bias_adam_37 = nn.adam %fc2_bias, %fc2_grad_bias_11, %fc2_bias_exp_avg, %fc2_bias_exp_avg_sq, %step_increment_19 {remat.name = "fc2.bias.adam", remat.phase = "update"} : tensor<10xf32>, tensor<f32>
+  %fc1_1 = nn.linear %input, %fc1_weight, %fc1_bias {remat.name = "fc1", remat.phase = #remat.phase<forward>} : (tensor<32x64xf32>, tensor<128x64xf32>, tensor<128xf32>) -> tensor<32x128xf32>
+  %gelu_2 = nn.gelu %fc1_1 {remat.name = "gelu", remat.phase = #remat.phase<forward>} : tensor<32x128xf32>
+  %norm_3, %norm_4, %norm_5 = nn.layer_norm %gelu_2, %norm_weight, %norm_bias {remat.name = "norm", remat.phase = #remat.phase<forward>} : tensor<32x128xf32>, tensor<128xf32> -> tensor<32x1xf32>
+  %fc2_6 = nn.linear %norm_3, %fc2_weight, %fc2_bias {remat.name = "fc2", remat.phase = #remat.phase<forward>} : (tensor<32x128xf32>, tensor<10x128xf32>, tensor<10xf32>) -> tensor<32x10xf32>
+  %loss_7 = nn.cross_entropy %fc2_6, %labels {remat.name = "loss", remat.phase = #remat.phase<forward>} : (tensor<32x10xf32>, tensor<32xi64>) -> tensor<f32>
+  %loss_grad_seed_8 = nn.full 1.0 {remat.name = "loss.grad_seed", remat.phase = #remat.phase<backward>} : tensor<f32>
+  %loss_grad_9 = nn.cross_entropy_backward %loss_grad_seed_8, %fc2_6, %labels {remat.name = "loss.grad", remat.phase = #remat.phase<backward>} : (tensor<f32>, tensor<32x10xf32>, tensor<32xi64>) -> tensor<32x10xf32>
+  %fc2_grad_weight_10 = nn.linear_backward_weight %loss_grad_9, %norm_3 {remat.name = "fc2.grad_weight", remat.phase = #remat.phase<backward>} : (tensor<32x10xf32>, tensor<32x128xf32>) -> tensor<10x128xf32>
+  %fc2_grad_bias_11 = nn.linear_backward_bias %loss_grad_9 {remat.name = "fc2.grad_bias", remat.phase = #remat.phase<backward>} : (tensor<32x10xf32>) -> tensor<10xf32>
+  %fc2_grad_input_12 = nn.linear_backward_input %loss_grad_9, %fc2_weight {remat.name = "fc2.grad_input", remat.phase = #remat.phase<backward>} : (tensor<32x10xf32>, tensor<10x128xf32>) -> tensor<32x128xf32>
+  %norm_grad_13, %norm_grad_14, %norm_grad_15 = nn.layer_norm_backward %fc2_grad_input_12, %gelu_2, %norm_4, %norm_5, %norm_weight {remat.name = "norm.grad", remat.phase = #remat.phase<backward>} : tensor<32x128xf32>, tensor<32x1xf32>, tensor<128xf32>
+  %gelu_grad_16 = nn.gelu_backward %norm_grad_13, %fc1_1 {remat.name = "gelu.grad", remat.phase = #remat.phase<backward>} : tensor<32x128xf32>
+  %fc1_grad_weight_17 = nn.linear_backward_weight %gelu_grad_16, %input {remat.name = "fc1.grad_weight", remat.phase = #remat.phase<backward>} : (tensor<32x128xf32>, tensor<32x64xf32>) -> tensor<128x64xf32>
+  %fc1_grad_bias_18 = nn.linear_backward_bias %gelu_grad_16 {remat.name = "fc1.grad_bias", remat.phase = #remat.phase<backward>} : (tensor<32x128xf32>) -> tensor<128xf32>
+  %step_increment_19 = nn.add_scalar %step, 1.0 {remat.name = "step.increment", remat.phase = #remat.phase<update>} : tensor<f32>
+  %fc1_weight_adam_20, %fc1_weight_adam_21, %fc1_weight_adam_22 = nn.adam %fc1_weight, %fc1_grad_weight_17, %fc1_weight_exp_avg, %fc1_weight_exp_avg_sq, %step_increment_19 {remat.name = "fc1.weight.adam", remat.phase = #remat.phase<update>} : tensor<128x64xf32>, tensor<f32>
+  %fc1_bias_adam_23, %fc1_bias_adam_24, %fc1_bias_adam_25 = nn.adam %fc1_bias, %fc1_grad_bias_18, %fc1_bias_exp_avg, %fc1_bias_exp_avg_sq, %step_increment_19 {remat.name = "fc1.bias.adam", remat.phase = #remat.phase<update>} : tensor<128xf32>, tensor<f32>
+  %norm_weight_adam_26, %norm_weight_adam_27, %norm_weight_adam_28 = nn.adam %norm_weight, %norm_grad_14, %norm_weight_exp_avg, %norm_weight_exp_avg_sq, %step_increment_19 {remat.name = "norm.weight.adam", remat.phase = #remat.phase<update>} : tensor<128xf32>, tensor<f32>
+  %norm_bias_adam_29, %norm_bias_adam_30, %norm_bias_adam_31 = nn.adam %norm_bias, %norm_grad_15, %norm_bias_exp_avg, %norm_bias_exp_avg_sq, %step_increment_19 {remat.name = "norm.bias.adam", remat.phase = #remat.phase<update>} : tensor<128xf32>, tensor<f32>
+  %fc2_weight_adam_32, %fc2_weight_adam_33, %fc2_weight_adam_34 = nn.adam %fc2_weight, %fc2_grad_weight_10, %fc2_weight_exp_avg, %fc2_weight_exp_avg_sq, %step_increment_19 {remat.name = "fc2.weight.adam", remat.phase = #remat.phase<update>} : tensor<10x128xf32>, tensor<f32>
+  %fc2_bias_adam_35, %fc2_bias_adam_36, %fc2_bias_adam_37 = nn.adam %fc2_bias, %fc2_grad_bias_11, %fc2_bias_exp_avg, %fc2_bias_exp_avg_sq, %step_increment_19 {remat.name = "fc2.bias.adam", remat.phase = #remat.phase<update>} : tensor<10xf32>, tensor<f32>
   return %loss_7, %fc1_weight_adam_20, %fc1_weight_adam_21, %fc1_weight_adam_22, %fc1_bias_adam_23, %fc1_bias_adam_24, %fc1_bias_adam_25, %norm_weight_adam_26, %norm_weight_adam_27, %norm_weight_adam_28, %norm_bias_adam_29, %norm_bias_adam_30, %norm_bias_adam_31, %fc2_weight_adam_32, %fc2_weight_adam_33, %fc2_weight_adam_34, %fc2_bias_adam_35, %fc2_bias_adam_36, %fc2_bias_adam_37, %step_increment_19 : tensor<f32>, tensor<128x64xf32>, tensor<128x64xf32>, tensor<128x64xf32>, tensor<128xf32>, tensor<128xf32>, tensor<128xf32>, tensor<128xf32>, tensor<128xf32>, tensor<128xf32>, tensor<128xf32>, tensor<128xf32>, tensor<128xf32>, tensor<10x128xf32>, tensor<10x128xf32>, tensor<10x128xf32>, tensor<10xf32>, tensor<10xf32>, tensor<10xf32>, tensor<f32>
 }

@@ -34,14 +34,14 @@
 // CHECK: return
 
 func.func @small_convnet_step(
-    %input: tensor<4x3x4x4xf32> {remat.name = "input", remat.role = "input"},
-    %labels: tensor<4xi64> {remat.name = "labels", remat.role = "label"},
-    %conv1_weight: tensor<32x3x3x3xf32> {remat.name = "conv1.weight", remat.role = "weight"},
-    %conv1_bias: tensor<32xf32> {remat.name = "conv1.bias", remat.role = "weight"},
-    %conv2_weight: tensor<64x32x3x3xf32> {remat.name = "conv2.weight", remat.role = "weight"},
-    %conv2_bias: tensor<64xf32> {remat.name = "conv2.bias", remat.role = "weight"},
-    %fc_weight: tensor<10x1024xf32> {remat.name = "fc.weight", remat.role = "weight"},
-    %fc_bias: tensor<10xf32> {remat.name = "fc.bias", remat.role = "weight"})
+    %input: tensor<4x3x4x4xf32> {remat.name = "input", remat.role = #remat.role<input>},
+    %labels: tensor<4xi64> {remat.name = "labels", remat.role = #remat.role<label>},
+    %conv1_weight: tensor<32x3x3x3xf32> {remat.name = "conv1.weight", remat.role = #remat.role<weight>},
+    %conv1_bias: tensor<32xf32> {remat.name = "conv1.bias", remat.role = #remat.role<weight>},
+    %conv2_weight: tensor<64x32x3x3xf32> {remat.name = "conv2.weight", remat.role = #remat.role<weight>},
+    %conv2_bias: tensor<64xf32> {remat.name = "conv2.bias", remat.role = #remat.role<weight>},
+    %fc_weight: tensor<10x1024xf32> {remat.name = "fc.weight", remat.role = #remat.role<weight>},
+    %fc_bias: tensor<10xf32> {remat.name = "fc.bias", remat.role = #remat.role<weight>})
     -> (tensor<f32> {remat.name = "loss"},
         tensor<32x3x3x3xf32> {remat.name = "conv1.weight.new"},
         tensor<32xf32> {remat.name = "conv1.bias.new"},
@@ -49,27 +49,27 @@ func.func @small_convnet_step(
         tensor<64xf32> {remat.name = "conv2.bias.new"},
         tensor<10x1024xf32> {remat.name = "fc.weight.new"},
         tensor<10xf32> {remat.name = "fc.bias.new"}) {
-  %conv1_1 = nn.conv2d %input, %conv1_weight, %conv1_bias {padding = array<i64: 1, 1>, remat.name = "conv1", remat.phase = "forward"} : (tensor<4x3x4x4xf32>, tensor<32x3x3x3xf32>, tensor<32xf32>) -> tensor<4x32x4x4xf32>
-  %conv2_2 = nn.conv2d %conv1_1, %conv2_weight, %conv2_bias {padding = array<i64: 1, 1>, remat.name = "conv2", remat.phase = "forward"} : (tensor<4x32x4x4xf32>, tensor<64x32x3x3xf32>, tensor<64xf32>) -> tensor<4x64x4x4xf32>
-  %view_3 = nn.reshape %conv2_2 {remat.name = "view", remat.phase = "forward"} : tensor<4x64x4x4xf32> -> tensor<4x1024xf32>
-  %fc_4 = nn.linear %view_3, %fc_weight, %fc_bias {remat.name = "fc", remat.phase = "forward"} : (tensor<4x1024xf32>, tensor<10x1024xf32>, tensor<10xf32>) -> tensor<4x10xf32>
-  %loss_5 = nn.cross_entropy %fc_4, %labels {remat.name = "loss", remat.phase = "forward"} : (tensor<4x10xf32>, tensor<4xi64>) -> tensor<f32>
-  %loss_grad_seed_6 = nn.full 1.0 {remat.name = "loss.grad_seed", remat.phase = "backward"} : tensor<f32>
-  %loss_grad_7 = nn.cross_entropy_backward %loss_grad_seed_6, %fc_4, %labels {remat.name = "loss.grad", remat.phase = "backward"} : (tensor<f32>, tensor<4x10xf32>, tensor<4xi64>) -> tensor<4x10xf32>
-  %fc_grad_weight_8 = nn.linear_backward_weight %loss_grad_7, %view_3 {remat.name = "fc.grad_weight", remat.phase = "backward"} : (tensor<4x10xf32>, tensor<4x1024xf32>) -> tensor<10x1024xf32>
-  %fc_grad_bias_9 = nn.linear_backward_bias %loss_grad_7 {remat.name = "fc.grad_bias", remat.phase = "backward"} : (tensor<4x10xf32>) -> tensor<10xf32>
-  %fc_grad_input_10 = nn.linear_backward_input %loss_grad_7, %fc_weight {remat.name = "fc.grad_input", remat.phase = "backward"} : (tensor<4x10xf32>, tensor<10x1024xf32>) -> tensor<4x1024xf32>
-  %view_grad_11 = nn.reshape %fc_grad_input_10 {remat.name = "view.grad", remat.phase = "backward"} : tensor<4x1024xf32> -> tensor<4x64x4x4xf32>
-  %conv2_grad_weight_12 = nn.conv2d_backward_weight %view_grad_11, %conv1_1 {padding = array<i64: 1, 1>, remat.name = "conv2.grad_weight", remat.phase = "backward"} : (tensor<4x64x4x4xf32>, tensor<4x32x4x4xf32>) -> tensor<64x32x3x3xf32>
-  %conv2_grad_bias_13 = nn.conv2d_backward_bias %view_grad_11 {remat.name = "conv2.grad_bias", remat.phase = "backward"} : (tensor<4x64x4x4xf32>) -> tensor<64xf32>
-  %conv2_grad_input_14 = nn.conv2d_backward_input %view_grad_11, %conv2_weight {padding = array<i64: 1, 1>, remat.name = "conv2.grad_input", remat.phase = "backward"} : (tensor<4x64x4x4xf32>, tensor<64x32x3x3xf32>) -> tensor<4x32x4x4xf32>
-  %conv1_grad_weight_15 = nn.conv2d_backward_weight %conv2_grad_input_14, %input {padding = array<i64: 1, 1>, remat.name = "conv1.grad_weight", remat.phase = "backward"} : (tensor<4x32x4x4xf32>, tensor<4x3x4x4xf32>) -> tensor<32x3x3x3xf32>
-  %conv1_grad_bias_16 = nn.conv2d_backward_bias %conv2_grad_input_14 {remat.name = "conv1.grad_bias", remat.phase = "backward"} : (tensor<4x32x4x4xf32>) -> tensor<32xf32>
-  %conv1_weight_sgd_17 = nn.sgd %conv1_weight, %conv1_grad_weight_15 {lr = 0.001 : f64, remat.name = "conv1.weight.sgd", remat.phase = "update"} : (tensor<32x3x3x3xf32>, tensor<32x3x3x3xf32>) -> tensor<32x3x3x3xf32>
-  %conv1_bias_sgd_18 = nn.sgd %conv1_bias, %conv1_grad_bias_16 {lr = 0.001 : f64, remat.name = "conv1.bias.sgd", remat.phase = "update"} : (tensor<32xf32>, tensor<32xf32>) -> tensor<32xf32>
-  %conv2_weight_sgd_19 = nn.sgd %conv2_weight, %conv2_grad_weight_12 {lr = 0.001 : f64, remat.name = "conv2.weight.sgd", remat.phase = "update"} : (tensor<64x32x3x3xf32>, tensor<64x32x3x3xf32>) -> tensor<64x32x3x3xf32>
-  %conv2_bias_sgd_20 = nn.sgd %conv2_bias, %conv2_grad_bias_13 {lr = 0.001 : f64, remat.name = "conv2.bias.sgd", remat.phase = "update"} : (tensor<64xf32>, tensor<64xf32>) -> tensor<64xf32>
-  %fc_weight_sgd_21 = nn.sgd %fc_weight, %fc_grad_weight_8 {lr = 0.001 : f64, remat.name = "fc.weight.sgd", remat.phase = "update"} : (tensor<10x1024xf32>, tensor<10x1024xf32>) -> tensor<10x1024xf32>
-  %fc_bias_sgd_22 = nn.sgd %fc_bias, %fc_grad_bias_9 {lr = 0.001 : f64, remat.name = "fc.bias.sgd", remat.phase = "update"} : (tensor<10xf32>, tensor<10xf32>) -> tensor<10xf32>
+  %conv1_1 = nn.conv2d %input, %conv1_weight, %conv1_bias {padding = array<i64: 1, 1>, remat.name = "conv1", remat.phase = #remat.phase<forward>} : (tensor<4x3x4x4xf32>, tensor<32x3x3x3xf32>, tensor<32xf32>) -> tensor<4x32x4x4xf32>
+  %conv2_2 = nn.conv2d %conv1_1, %conv2_weight, %conv2_bias {padding = array<i64: 1, 1>, remat.name = "conv2", remat.phase = #remat.phase<forward>} : (tensor<4x32x4x4xf32>, tensor<64x32x3x3xf32>, tensor<64xf32>) -> tensor<4x64x4x4xf32>
+  %view_3 = nn.reshape %conv2_2 {remat.name = "view", remat.phase = #remat.phase<forward>} : tensor<4x64x4x4xf32> -> tensor<4x1024xf32>
+  %fc_4 = nn.linear %view_3, %fc_weight, %fc_bias {remat.name = "fc", remat.phase = #remat.phase<forward>} : (tensor<4x1024xf32>, tensor<10x1024xf32>, tensor<10xf32>) -> tensor<4x10xf32>
+  %loss_5 = nn.cross_entropy %fc_4, %labels {remat.name = "loss", remat.phase = #remat.phase<forward>} : (tensor<4x10xf32>, tensor<4xi64>) -> tensor<f32>
+  %loss_grad_seed_6 = nn.full 1.0 {remat.name = "loss.grad_seed", remat.phase = #remat.phase<backward>} : tensor<f32>
+  %loss_grad_7 = nn.cross_entropy_backward %loss_grad_seed_6, %fc_4, %labels {remat.name = "loss.grad", remat.phase = #remat.phase<backward>} : (tensor<f32>, tensor<4x10xf32>, tensor<4xi64>) -> tensor<4x10xf32>
+  %fc_grad_weight_8 = nn.linear_backward_weight %loss_grad_7, %view_3 {remat.name = "fc.grad_weight", remat.phase = #remat.phase<backward>} : (tensor<4x10xf32>, tensor<4x1024xf32>) -> tensor<10x1024xf32>
+  %fc_grad_bias_9 = nn.linear_backward_bias %loss_grad_7 {remat.name = "fc.grad_bias", remat.phase = #remat.phase<backward>} : (tensor<4x10xf32>) -> tensor<10xf32>
+  %fc_grad_input_10 = nn.linear_backward_input %loss_grad_7, %fc_weight {remat.name = "fc.grad_input", remat.phase = #remat.phase<backward>} : (tensor<4x10xf32>, tensor<10x1024xf32>) -> tensor<4x1024xf32>
+  %view_grad_11 = nn.reshape %fc_grad_input_10 {remat.name = "view.grad", remat.phase = #remat.phase<backward>} : tensor<4x1024xf32> -> tensor<4x64x4x4xf32>
+  %conv2_grad_weight_12 = nn.conv2d_backward_weight %view_grad_11, %conv1_1 {padding = array<i64: 1, 1>, remat.name = "conv2.grad_weight", remat.phase = #remat.phase<backward>} : (tensor<4x64x4x4xf32>, tensor<4x32x4x4xf32>) -> tensor<64x32x3x3xf32>
+  %conv2_grad_bias_13 = nn.conv2d_backward_bias %view_grad_11 {remat.name = "conv2.grad_bias", remat.phase = #remat.phase<backward>} : (tensor<4x64x4x4xf32>) -> tensor<64xf32>
+  %conv2_grad_input_14 = nn.conv2d_backward_input %view_grad_11, %conv2_weight {padding = array<i64: 1, 1>, remat.name = "conv2.grad_input", remat.phase = #remat.phase<backward>} : (tensor<4x64x4x4xf32>, tensor<64x32x3x3xf32>) -> tensor<4x32x4x4xf32>
+  %conv1_grad_weight_15 = nn.conv2d_backward_weight %conv2_grad_input_14, %input {padding = array<i64: 1, 1>, remat.name = "conv1.grad_weight", remat.phase = #remat.phase<backward>} : (tensor<4x32x4x4xf32>, tensor<4x3x4x4xf32>) -> tensor<32x3x3x3xf32>
+  %conv1_grad_bias_16 = nn.conv2d_backward_bias %conv2_grad_input_14 {remat.name = "conv1.grad_bias", remat.phase = #remat.phase<backward>} : (tensor<4x32x4x4xf32>) -> tensor<32xf32>
+  %conv1_weight_sgd_17 = nn.sgd %conv1_weight, %conv1_grad_weight_15 {lr = 0.001 : f64, remat.name = "conv1.weight.sgd", remat.phase = #remat.phase<update>} : (tensor<32x3x3x3xf32>, tensor<32x3x3x3xf32>) -> tensor<32x3x3x3xf32>
+  %conv1_bias_sgd_18 = nn.sgd %conv1_bias, %conv1_grad_bias_16 {lr = 0.001 : f64, remat.name = "conv1.bias.sgd", remat.phase = #remat.phase<update>} : (tensor<32xf32>, tensor<32xf32>) -> tensor<32xf32>
+  %conv2_weight_sgd_19 = nn.sgd %conv2_weight, %conv2_grad_weight_12 {lr = 0.001 : f64, remat.name = "conv2.weight.sgd", remat.phase = #remat.phase<update>} : (tensor<64x32x3x3xf32>, tensor<64x32x3x3xf32>) -> tensor<64x32x3x3xf32>
+  %conv2_bias_sgd_20 = nn.sgd %conv2_bias, %conv2_grad_bias_13 {lr = 0.001 : f64, remat.name = "conv2.bias.sgd", remat.phase = #remat.phase<update>} : (tensor<64xf32>, tensor<64xf32>) -> tensor<64xf32>
+  %fc_weight_sgd_21 = nn.sgd %fc_weight, %fc_grad_weight_8 {lr = 0.001 : f64, remat.name = "fc.weight.sgd", remat.phase = #remat.phase<update>} : (tensor<10x1024xf32>, tensor<10x1024xf32>) -> tensor<10x1024xf32>
+  %fc_bias_sgd_22 = nn.sgd %fc_bias, %fc_grad_bias_9 {lr = 0.001 : f64, remat.name = "fc.bias.sgd", remat.phase = #remat.phase<update>} : (tensor<10xf32>, tensor<10xf32>) -> tensor<10xf32>
   return %loss_5, %conv1_weight_sgd_17, %conv1_bias_sgd_18, %conv2_weight_sgd_19, %conv2_bias_sgd_20, %fc_weight_sgd_21, %fc_bias_sgd_22 : tensor<f32>, tensor<32x3x3x3xf32>, tensor<32xf32>, tensor<64x32x3x3xf32>, tensor<64xf32>, tensor<10x1024xf32>, tensor<10xf32>
 }

@@ -42,15 +42,15 @@
 // MEASURED: "est_seconds": 2,
 // MEASURED: "recompute_of": "b"
 
-func.func @chain(%x: tensor<1024xf32> {remat.name = "x", remat.role = "input"}) -> tensor<1024xf32> {
-  %a = nn.relu %x {remat.name = "a", remat.phase = "forward"} : tensor<1024xf32>
-  %b = nn.relu %a {remat.name = "b", remat.phase = "forward"} : tensor<1024xf32>
-  %c = nn.relu %b {remat.name = "c", remat.phase = "forward"} : tensor<1024xf32>
-  %d = nn.relu %c {remat.name = "d", remat.phase = "forward"} : tensor<1024xf32>
-  %gd = nn.full 1.0 {remat.name = "seed", remat.phase = "backward"} : tensor<1024xf32>
-  %gc = nn.relu_backward %gd, %d {remat.name = "d.grad", remat.phase = "backward"} : tensor<1024xf32>
-  %gb = nn.relu_backward %gc, %c {remat.name = "c.grad", remat.phase = "backward"} : tensor<1024xf32>
-  %ga = nn.relu_backward %gb, %b {remat.name = "b.grad", remat.phase = "backward"} : tensor<1024xf32>
-  %gx = nn.relu_backward %ga, %a {remat.name = "a.grad", remat.phase = "backward"} : tensor<1024xf32>
+func.func @chain(%x: tensor<1024xf32> {remat.name = "x", remat.role = #remat.role<input>}) -> tensor<1024xf32> {
+  %a = nn.relu %x {remat.name = "a", remat.phase = #remat.phase<forward>} : tensor<1024xf32>
+  %b = nn.relu %a {remat.name = "b", remat.phase = #remat.phase<forward>} : tensor<1024xf32>
+  %c = nn.relu %b {remat.name = "c", remat.phase = #remat.phase<forward>} : tensor<1024xf32>
+  %d = nn.relu %c {remat.name = "d", remat.phase = #remat.phase<forward>} : tensor<1024xf32>
+  %gd = nn.full 1.0 {remat.name = "seed", remat.phase = #remat.phase<backward>} : tensor<1024xf32>
+  %gc = nn.relu_backward %gd, %d {remat.name = "d.grad", remat.phase = #remat.phase<backward>} : tensor<1024xf32>
+  %gb = nn.relu_backward %gc, %c {remat.name = "c.grad", remat.phase = #remat.phase<backward>} : tensor<1024xf32>
+  %ga = nn.relu_backward %gb, %b {remat.name = "b.grad", remat.phase = #remat.phase<backward>} : tensor<1024xf32>
+  %gx = nn.relu_backward %ga, %a {remat.name = "a.grad", remat.phase = #remat.phase<backward>} : tensor<1024xf32>
   return %gx : tensor<1024xf32>
 }

@@ -12,13 +12,13 @@
 // CHECK:     Live bytes of @second</text>
 // CHECK-NOT: <h2>
 
-func.func @first(%x: tensor<16xf32> {remat.name = "x", remat.role = "input"}) -> tensor<16xf32> {
-  %a = nn.relu %x {remat.name = "a", remat.phase = "forward"} : tensor<16xf32>
-  %b = nn.relu %a {remat.name = "b", remat.phase = "forward"} : tensor<16xf32>
+func.func @first(%x: tensor<16xf32> {remat.name = "x", remat.role = #remat.role<input>}) -> tensor<16xf32> {
+  %a = nn.relu %x {remat.name = "a", remat.phase = #remat.phase<forward>} : tensor<16xf32>
+  %b = nn.relu %a {remat.name = "b", remat.phase = #remat.phase<forward>} : tensor<16xf32>
   return %b : tensor<16xf32>
 }
 
-func.func @second(%x: tensor<16xf32> {remat.name = "x", remat.role = "input"}) -> tensor<16xf32> {
-  %c = nn.relu %x {remat.name = "c", remat.phase = "forward"} : tensor<16xf32>
+func.func @second(%x: tensor<16xf32> {remat.name = "x", remat.role = #remat.role<input>}) -> tensor<16xf32> {
+  %c = nn.relu %x {remat.name = "c", remat.phase = #remat.phase<forward>} : tensor<16xf32>
   return %c : tensor<16xf32>
 }

@@ -12,8 +12,8 @@
 // OP-NEXT: {{^ +\^$}}
 // OP-NOT: {{.}}
 
-func.func @wide(%x: tensor<4xf32> {remat.name = "x", remat.role = "input"}, %w0: tensor<4xf32> {remat.name = "w0", remat.role = "weight"}, %w1: tensor<4xf32> {remat.name = "w1", remat.role = "weight"}, %w2: tensor<4xf32> {remat.name = "w2", remat.role = "weight"}, %w3: tensor<4xf32> {remat.name = "w3", remat.role = "weight"}, %w4: tensor<4xf32> {remat.name = "w4", remat.role = "weight"}, %w5: tensor<4xf32> {remat.name = "w5", remat.role = "weight"}, %w6: tensor<4xf32> {remat.name = "w6", remat.role = "weight"}, %w7: tensor<4xf32> {remat.name = "w7", remat.role = "weight"}) -> tensor<f32> {
-  %s = nn.mul %x, %w0 {remat.name = "scale", remat.phase = "forward"} : tensor<4xf32>, tensor<4xf32> -> tensor<4xf32>
-  %l = nn.sum %s {dims = array<i64: 0>, remat.name = "loss", remat.phase = "forward"} : tensor<4xf32> -> tensor<f32>
+func.func @wide(%x: tensor<4xf32> {remat.name = "x", remat.role = #remat.role<input>}, %w0: tensor<4xf32> {remat.name = "w0", remat.role = #remat.role<weight>}, %w1: tensor<4xf32> {remat.name = "w1", remat.role = #remat.role<weight>}, %w2: tensor<4xf32> {remat.name = "w2", remat.role = #remat.role<weight>}, %w3: tensor<4xf32> {remat.name = "w3", remat.role = #remat.role<weight>}, %w4: tensor<4xf32> {remat.name = "w4", remat.role = #remat.role<weight>}, %w5: tensor<4xf32> {remat.name = "w5", remat.role = #remat.role<weight>}, %w6: tensor<4xf32> {remat.name = "w6", remat.role = #remat.role<weight>}, %w7: tensor<4xf32> {remat.name = "w7", remat.role = #remat.role<weight>}) -> tensor<f32> {
+  %s = nn.mul %x, %w0 {remat.name = "scale", remat.phase = #remat.phase<forward>} : tensor<4xf32>, tensor<4xf32> -> tensor<4xf32>
+  %l = nn.sum %s {dims = array<i64: 0>, remat.name = "loss", remat.phase = #remat.phase<forward>} : tensor<4xf32> -> tensor<f32>
   return %l : tensor<f32>
 }

@@ -4,17 +4,17 @@
 // argument, a labels argument.
 
 // CHECK-LABEL: func.func @classifier
-// CHECK-SAME: %arg2: tensor<2xi64> {remat.name = "labels", remat.role = "label"})
+// CHECK-SAME: %arg2: tensor<2xi64> {remat.name = "labels", remat.role = #remat.role<label>})
 // CHECK-SAME: -> (tensor<f32> {remat.name = "loss"}, tensor<3x4xf32> {remat.name = "w.grad"})
 // CHECK: %[[Y:.*]] = nn.linear
-// CHECK: %[[L:.*]] = nn.cross_entropy %[[Y]], %arg2 {remat.name = "loss", remat.phase = "forward"}
-// CHECK: nn.full 1.000000e+00 {remat.name = "loss.grad_seed", remat.phase = "backward"}
-// CHECK: nn.cross_entropy_backward {{.*}} {remat.name = "loss.grad", remat.phase = "backward"}
-// CHECK: nn.linear_backward_weight {{.*}} {remat.name = "fc.grad_weight", remat.phase = "backward"}
+// CHECK: %[[L:.*]] = nn.cross_entropy %[[Y]], %arg2 {remat.name = "loss", remat.phase = #remat.phase<forward>}
+// CHECK: nn.full 1.000000e+00 {remat.name = "loss.grad_seed", remat.phase = #remat.phase<backward>}
+// CHECK: nn.cross_entropy_backward {{.*}} {remat.name = "loss.grad", remat.phase = #remat.phase<backward>}
+// CHECK: nn.linear_backward_weight {{.*}} {remat.name = "fc.grad_weight", remat.phase = #remat.phase<backward>}
 // CHECK: return %[[L]]
-func.func @classifier(%x: tensor<2x4xf32> {remat.name = "x", remat.role = "input"},
-                      %w: tensor<3x4xf32> {remat.name = "w", remat.role = "weight"})
+func.func @classifier(%x: tensor<2x4xf32> {remat.name = "x", remat.role = #remat.role<input>},
+                      %w: tensor<3x4xf32> {remat.name = "w", remat.role = #remat.role<weight>})
     -> tensor<2x3xf32> {
-  %y = nn.linear %x, %w {remat.name = "fc", remat.phase = "forward"} : (tensor<2x4xf32>, tensor<3x4xf32>) -> tensor<2x3xf32>
+  %y = nn.linear %x, %w {remat.name = "fc", remat.phase = #remat.phase<forward>} : (tensor<2x4xf32>, tensor<3x4xf32>) -> tensor<2x3xf32>
   return %y : tensor<2x3xf32>
 }

@@ -13,8 +13,8 @@
 // BETA: error: function @f: optimizer option beta2=1 must be below 1
 // RUN: not remat-opt %s --remat-autodiff="loss=cross-entropy optimizer=adam lr=nan" 2>&1 | FileCheck %s --check-prefix=NAN
 // NAN: error: function @f: optimizer option lr=nan is not a finite number
-func.func @f(%x: tensor<4x8xf32> {remat.name = "x", remat.role = "input"},
-             %w: tensor<3x8xf32> {remat.name = "w", remat.role = "weight"}) -> tensor<4x3xf32> {
+func.func @f(%x: tensor<4x8xf32> {remat.name = "x", remat.role = #remat.role<input>},
+             %w: tensor<3x8xf32> {remat.name = "w", remat.role = #remat.role<weight>}) -> tensor<4x3xf32> {
   %0 = nn.linear %x, %w {remat.name = "fc"} : (tensor<4x8xf32>, tensor<3x8xf32>) -> tensor<4x3xf32>
   return %0 : tensor<4x3xf32>
 }

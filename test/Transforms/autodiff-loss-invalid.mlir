@@ -8,8 +8,8 @@
 
 // loss=cross-entropy takes [N, C] logits.
 // expected-error @+1 {{loss=cross-entropy needs [N, C] float logits as the first result, not 'tensor<2x3x5xf32>'}}
-func.func @rank3(%x: tensor<2x3x4xf32> {remat.name = "x", remat.role = "input"},
-                 %w: tensor<5x4xf32> {remat.name = "w", remat.role = "weight"})
+func.func @rank3(%x: tensor<2x3x4xf32> {remat.name = "x", remat.role = #remat.role<input>},
+                 %w: tensor<5x4xf32> {remat.name = "w", remat.role = #remat.role<weight>})
     -> tensor<2x3x5xf32> {
   %y = nn.linear %x, %w {remat.name = "fc"} : (tensor<2x3x4xf32>, tensor<5x4xf32>) -> tensor<2x3x5xf32>
   return %y : tensor<2x3x5xf32>
@@ -18,10 +18,10 @@ func.func @rank3(%x: tensor<2x3x4xf32> {remat.name = "x", remat.role = "input"},
 // -----
 
 // expected-error @+1 {{has several arguments with role 'label'; loss=cross-entropy needs one}}
-func.func @two_labels(%x: tensor<2x4xf32> {remat.name = "x", remat.role = "input"},
-                      %a: tensor<2xi64> {remat.name = "a", remat.role = "label"},
-                      %b: tensor<2xi64> {remat.name = "b", remat.role = "label"},
-                      %w: tensor<3x4xf32> {remat.name = "w", remat.role = "weight"})
+func.func @two_labels(%x: tensor<2x4xf32> {remat.name = "x", remat.role = #remat.role<input>},
+                      %a: tensor<2xi64> {remat.name = "a", remat.role = #remat.role<label>},
+                      %b: tensor<2xi64> {remat.name = "b", remat.role = #remat.role<label>},
+                      %w: tensor<3x4xf32> {remat.name = "w", remat.role = #remat.role<weight>})
     -> tensor<2x3xf32> {
   %y = nn.linear %x, %w {remat.name = "fc"} : (tensor<2x4xf32>, tensor<3x4xf32>) -> tensor<2x3xf32>
   return %y : tensor<2x3xf32>

@@ -11,22 +11,22 @@
 // CHECK-SAME: tensor<3x4xf32> {remat.name = "w.grad"}
 // CHECK: nn.linear_backward_weight
 
-func.func @top(%x: tensor<2x4xf32> {remat.name = "x", remat.role = "input"},
-               %w: tensor<3x4xf32> {remat.name = "w", remat.role = "weight"},
-               %b: tensor<3xf32> {remat.name = "b", remat.role = "weight"})
+func.func @top(%x: tensor<2x4xf32> {remat.name = "x", remat.role = #remat.role<input>},
+               %w: tensor<3x4xf32> {remat.name = "w", remat.role = #remat.role<weight>},
+               %b: tensor<3xf32> {remat.name = "b", remat.role = #remat.role<weight>})
     -> (tensor<f32> {remat.name = "loss"}) {
-  %y = nn.linear %x, %w, %b {remat.name = "fc", remat.phase = "forward"} : (tensor<2x4xf32>, tensor<3x4xf32>, tensor<3xf32>) -> tensor<2x3xf32>
-  %l = nn.mean %y {dims = array<i64: 0, 1>, remat.name = "loss", remat.phase = "forward"} : tensor<2x3xf32> -> tensor<f32>
+  %y = nn.linear %x, %w, %b {remat.name = "fc", remat.phase = #remat.phase<forward>} : (tensor<2x4xf32>, tensor<3x4xf32>, tensor<3xf32>) -> tensor<2x3xf32>
+  %l = nn.mean %y {dims = array<i64: 0, 1>, remat.name = "loss", remat.phase = #remat.phase<forward>} : tensor<2x3xf32> -> tensor<f32>
   return %l : tensor<f32>
 }
 
 module @inner {
-  func.func @nested(%x: tensor<2x4xf32> {remat.name = "x", remat.role = "input"},
-                    %w: tensor<3x4xf32> {remat.name = "w", remat.role = "weight"},
-                    %b: tensor<3xf32> {remat.name = "b", remat.role = "weight"})
+  func.func @nested(%x: tensor<2x4xf32> {remat.name = "x", remat.role = #remat.role<input>},
+                    %w: tensor<3x4xf32> {remat.name = "w", remat.role = #remat.role<weight>},
+                    %b: tensor<3xf32> {remat.name = "b", remat.role = #remat.role<weight>})
       -> (tensor<f32> {remat.name = "loss"}) {
-    %y = nn.linear %x, %w, %b {remat.name = "fc", remat.phase = "forward"} : (tensor<2x4xf32>, tensor<3x4xf32>, tensor<3xf32>) -> tensor<2x3xf32>
-    %l = nn.mean %y {dims = array<i64: 0, 1>, remat.name = "loss", remat.phase = "forward"} : tensor<2x3xf32> -> tensor<f32>
+    %y = nn.linear %x, %w, %b {remat.name = "fc", remat.phase = #remat.phase<forward>} : (tensor<2x4xf32>, tensor<3x4xf32>, tensor<3xf32>) -> tensor<2x3xf32>
+    %l = nn.mean %y {dims = array<i64: 0, 1>, remat.name = "loss", remat.phase = #remat.phase<forward>} : tensor<2x3xf32> -> tensor<f32>
     return %l : tensor<f32>
   }
 }

@@ -19,14 +19,14 @@
 // CHECK-SAME: -> (tensor<f32> {remat.name = "loss"}, tensor<3x4xf32> {remat.name = "w1.new", remat.updates = "w1"}, tensor<3xf32> {remat.name = "b1.new", remat.updates = "b1"}, tensor<5x3xf32> {remat.name = "w2.new", remat.updates = "w2"}, tensor<5xf32> {remat.name = "b2.new", remat.updates = "b2"})
 // CHECK: nn.linear_backward_input %{{.*}}, %arg3 {remat.name = "fc2.grad_input"
 // CHECK-NEXT: nn.linear_backward_weight {{.*}}remat.name = "fc2.grad_weight"
-// CHECK-NEXT: nn.sgd %arg3, {{.*}}remat.name = "w2.sgd", remat.phase = "update"
+// CHECK-NEXT: nn.sgd %arg3, {{.*}}remat.name = "w2.sgd", remat.phase = #remat.phase<update>
 // CHECK-NEXT: nn.linear_backward_bias {{.*}}remat.name = "fc2.grad_bias"
-// CHECK-NEXT: nn.sgd %arg4, {{.*}}remat.name = "b2.sgd", remat.phase = "update"
+// CHECK-NEXT: nn.sgd %arg4, {{.*}}remat.name = "b2.sgd", remat.phase = #remat.phase<update>
 // CHECK-NEXT: nn.relu_backward {{.*}}remat.name = "act.grad"
 // CHECK-NEXT: nn.linear_backward_weight {{.*}}remat.name = "fc1.grad_weight"
-// CHECK-NEXT: nn.sgd %arg1, {{.*}}remat.name = "w1.sgd", remat.phase = "update"
+// CHECK-NEXT: nn.sgd %arg1, {{.*}}remat.name = "w1.sgd", remat.phase = #remat.phase<update>
 // CHECK-NEXT: nn.linear_backward_bias {{.*}}remat.name = "fc1.grad_bias"
-// CHECK-NEXT: nn.sgd %arg2, {{.*}}remat.name = "b1.sgd", remat.phase = "update"
+// CHECK-NEXT: nn.sgd %arg2, {{.*}}remat.name = "b1.sgd", remat.phase = #remat.phase<update>
 // CHECK-NEXT: return
 
 // END-LABEL: func.func @mlp2
@@ -49,12 +49,12 @@
 // reads the old step; every Adam op reads the new one).
 
 // ADAM-LABEL: func.func @mlp2
-// ADAM-SAME: %arg5: tensor<f32> {remat.name = "step", remat.role = "step"}
+// ADAM-SAME: %arg5: tensor<f32> {remat.name = "step", remat.role = #remat.role<step>}
 // ADAM-SAME: tensor<3x4xf32> {remat.name = "w1.new", remat.updates = "w1"}, tensor<3x4xf32> {remat.name = "w1.exp_avg.new", remat.updates = "w1.exp_avg"}, tensor<3x4xf32> {remat.name = "w1.exp_avg_sq.new", remat.updates = "w1.exp_avg_sq"}
 // ADAM-SAME: tensor<f32> {remat.name = "step.new", remat.updates = "step"})
 // ADAM: nn.linear_backward_weight {{.*}}remat.name = "fc2.grad_weight"
-// ADAM-NEXT: %[[T:.*]] = nn.add_scalar %arg5, 1.000000e+00 {remat.name = "step.increment", remat.phase = "update"}
-// ADAM-NEXT: nn.adam %arg3, %{{.*}}, %{{.*}}, %{{.*}}, %[[T]] {remat.name = "w2.adam", remat.phase = "update"}
+// ADAM-NEXT: %[[T:.*]] = nn.add_scalar %arg5, 1.000000e+00 {remat.name = "step.increment", remat.phase = #remat.phase<update>}
+// ADAM-NEXT: nn.adam %arg3, %{{.*}}, %{{.*}}, %{{.*}}, %[[T]] {remat.name = "w2.adam", remat.phase = #remat.phase<update>}
 // ADAM-NEXT: nn.linear_backward_bias {{.*}}remat.name = "fc2.grad_bias"
 // ADAM-NEXT: nn.adam %arg4, %{{.*}}, %{{.*}}, %{{.*}}, %[[T]] {remat.name = "b2.adam"
 // ADAM: nn.adam %arg1, {{.*}}remat.name = "w1.adam"
@@ -66,16 +66,16 @@
 // ADAM-END-NEXT: nn.add_scalar %arg5, 1.000000e+00 {remat.name = "step.increment"
 // ADAM-END-NEXT: nn.adam %arg1, {{.*}}remat.name = "w1.adam"
 
-func.func @mlp2(%x: tensor<2x4xf32> {remat.name = "x", remat.role = "input"},
-                %w1: tensor<3x4xf32> {remat.name = "w1", remat.role = "weight"},
-                %b1: tensor<3xf32> {remat.name = "b1", remat.role = "weight"},
-                %w2: tensor<5x3xf32> {remat.name = "w2", remat.role = "weight"},
-                %b2: tensor<5xf32> {remat.name = "b2", remat.role = "weight"})
+func.func @mlp2(%x: tensor<2x4xf32> {remat.name = "x", remat.role = #remat.role<input>},
+                %w1: tensor<3x4xf32> {remat.name = "w1", remat.role = #remat.role<weight>},
+                %b1: tensor<3xf32> {remat.name = "b1", remat.role = #remat.role<weight>},
+                %w2: tensor<5x3xf32> {remat.name = "w2", remat.role = #remat.role<weight>},
+                %b2: tensor<5xf32> {remat.name = "b2", remat.role = #remat.role<weight>})
     -> (tensor<f32> {remat.name = "loss"}) {
-  %h = nn.linear %x, %w1, %b1 {remat.name = "fc1", remat.phase = "forward"} : (tensor<2x4xf32>, tensor<3x4xf32>, tensor<3xf32>) -> tensor<2x3xf32>
-  %r = nn.relu %h {remat.name = "act", remat.phase = "forward"} : tensor<2x3xf32>
-  %y = nn.linear %r, %w2, %b2 {remat.name = "fc2", remat.phase = "forward"} : (tensor<2x3xf32>, tensor<5x3xf32>, tensor<5xf32>) -> tensor<2x5xf32>
-  %l = nn.mean %y {dims = array<i64: 0, 1>, remat.name = "loss", remat.phase = "forward"} : tensor<2x5xf32> -> tensor<f32>
+  %h = nn.linear %x, %w1, %b1 {remat.name = "fc1", remat.phase = #remat.phase<forward>} : (tensor<2x4xf32>, tensor<3x4xf32>, tensor<3xf32>) -> tensor<2x3xf32>
+  %r = nn.relu %h {remat.name = "act", remat.phase = #remat.phase<forward>} : tensor<2x3xf32>
+  %y = nn.linear %r, %w2, %b2 {remat.name = "fc2", remat.phase = #remat.phase<forward>} : (tensor<2x3xf32>, tensor<5x3xf32>, tensor<5xf32>) -> tensor<2x5xf32>
+  %l = nn.mean %y {dims = array<i64: 0, 1>, remat.name = "loss", remat.phase = #remat.phase<forward>} : tensor<2x5xf32> -> tensor<f32>
   return %l : tensor<f32>
 }
 
@@ -93,12 +93,12 @@ func.func @mlp2(%x: tensor<2x4xf32> {remat.name = "x", remat.role = "input"},
 // CHECK-NEXT: nn.sgd %arg1, {{.*}}remat.name = "v.sgd"
 // CHECK-NEXT: return
 
-func.func @read_after_gradient(%w: tensor<4xf32> {remat.name = "w", remat.role = "weight"},
-                               %v: tensor<4xf32> {remat.name = "v", remat.role = "weight"})
+func.func @read_after_gradient(%w: tensor<4xf32> {remat.name = "w", remat.role = #remat.role<weight>},
+                               %v: tensor<4xf32> {remat.name = "v", remat.role = #remat.role<weight>})
     -> tensor<f32> {
-  %h = nn.tanh %v {remat.name = "h", remat.phase = "forward"} : tensor<4xf32>
-  %p = nn.mul %w, %h {remat.name = "gate", remat.phase = "forward"} : tensor<4xf32>, tensor<4xf32> -> tensor<4xf32>
-  %l = nn.sum %p {dims = array<i64: 0>, remat.name = "loss", remat.phase = "forward"} : tensor<4xf32> -> tensor<f32>
+  %h = nn.tanh %v {remat.name = "h", remat.phase = #remat.phase<forward>} : tensor<4xf32>
+  %p = nn.mul %w, %h {remat.name = "gate", remat.phase = #remat.phase<forward>} : tensor<4xf32>, tensor<4xf32> -> tensor<4xf32>
+  %l = nn.sum %p {dims = array<i64: 0>, remat.name = "loss", remat.phase = #remat.phase<forward>} : tensor<4xf32> -> tensor<f32>
   return %l : tensor<f32>
 }
 
@@ -122,12 +122,12 @@ func.func @read_after_gradient(%w: tensor<4xf32> {remat.name = "w", remat.role =
 // END-NEXT: nn.sgd %arg1, {{.*}}remat.name = "v.sgd"
 // END-NEXT: return
 
-func.func @tied(%w: tensor<4xf32> {remat.name = "w", remat.role = "weight"},
-                %v: tensor<4xf32> {remat.name = "v", remat.role = "weight"})
+func.func @tied(%w: tensor<4xf32> {remat.name = "w", remat.role = #remat.role<weight>},
+                %v: tensor<4xf32> {remat.name = "v", remat.role = #remat.role<weight>})
     -> tensor<f32> {
-  %a = nn.mul %w, %v {remat.name = "first", remat.phase = "forward"} : tensor<4xf32>, tensor<4xf32> -> tensor<4xf32>
-  %t = nn.tanh %a {remat.name = "t", remat.phase = "forward"} : tensor<4xf32>
-  %b = nn.mul %t, %w {remat.name = "second", remat.phase = "forward"} : tensor<4xf32>, tensor<4xf32> -> tensor<4xf32>
-  %l = nn.sum %b {dims = array<i64: 0>, remat.name = "loss", remat.phase = "forward"} : tensor<4xf32> -> tensor<f32>
+  %a = nn.mul %w, %v {remat.name = "first", remat.phase = #remat.phase<forward>} : tensor<4xf32>, tensor<4xf32> -> tensor<4xf32>
+  %t = nn.tanh %a {remat.name = "t", remat.phase = #remat.phase<forward>} : tensor<4xf32>
+  %b = nn.mul %t, %w {remat.name = "second", remat.phase = #remat.phase<forward>} : tensor<4xf32>, tensor<4xf32> -> tensor<4xf32>
+  %l = nn.sum %b {dims = array<i64: 0>, remat.name = "loss", remat.phase = #remat.phase<forward>} : tensor<4xf32> -> tensor<f32>
   return %l : tensor<f32>
 }

@@ -17,8 +17,8 @@
 // DIFFERENTIATED-NOT: remat.memory_plan
 // DIFFERENTIATED: remat.name = "d.grad"
 // DIFFERENTIATED-NOT: remat.placement
-func.func @chain(%x: tensor<1024xf32> {remat.name = "x", remat.role = "input"},
-                  %w: tensor<1024xf32> {remat.name = "w", remat.role = "weight"}) -> tensor<f32> {
+func.func @chain(%x: tensor<1024xf32> {remat.name = "x", remat.role = #remat.role<input>},
+                  %w: tensor<1024xf32> {remat.name = "w", remat.role = #remat.role<weight>}) -> tensor<f32> {
   %a = nn.mul %x, %w {remat.name = "a"} : tensor<1024xf32>, tensor<1024xf32> -> tensor<1024xf32>
   %b = nn.relu %a {remat.name = "b"} : tensor<1024xf32>
   %c = nn.relu %b {remat.name = "c"} : tensor<1024xf32>

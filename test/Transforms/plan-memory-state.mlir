@@ -7,8 +7,8 @@
 // CHECK-LABEL: func.func @state_and_views
 // g (64 bytes at 0, its view shares them) and the loss (4 bytes at 256).
 // CHECK-SAME: remat.memory_plan = #remat.memory_plan<arena_bytes = 260
-func.func @state_and_views(%w: tensor<16xf32> {remat.name = "w", remat.role = "weight"},
-                           %x: tensor<4x4xf32> {remat.name = "x", remat.role = "input"})
+func.func @state_and_views(%w: tensor<16xf32> {remat.name = "w", remat.role = #remat.role<weight>},
+                           %x: tensor<4x4xf32> {remat.name = "x", remat.role = #remat.role<input>})
     -> (tensor<f32> {remat.name = "loss"}, tensor<16xf32> {remat.name = "w.new", remat.updates = "w"}) {
   // CHECK: nn.reshape {{.*}}remat.name = "x.flat", remat.placement = #remat.placement<[-1]>
   %xf = nn.reshape %x {remat.name = "x.flat"} : tensor<4x4xf32> -> tensor<16xf32>
@@ -32,19 +32,19 @@ func.func @state_and_views(%w: tensor<16xf32> {remat.name = "w", remat.role = "w
 // RUN: remat-opt %s -split-input-file --remat-rematerialize=budget=2600B --remat-plan-memory | FileCheck %s --check-prefix=REMAT
 // REMAT-LABEL: func.func @recompute_before_update
 // REMAT: nn.mul {{.*}}remat.name = "a"
-// REMAT: nn.mul {{.*}}remat.name = "a.recompute", remat.phase = "forward", remat.placement = #remat.placement<[{{[0-9]+}}]>, remat.recompute_of = "a"
+// REMAT: nn.mul {{.*}}remat.name = "a.recompute", remat.phase = #remat.phase<forward>, remat.placement = #remat.placement<[{{[0-9]+}}]>, remat.recompute_of = "a"
 // REMAT: nn.add
-// REMAT: nn.sgd {{.*}}remat.name = "w.sgd", remat.phase = "update", remat.placement = #remat.placement<[-1]>
+// REMAT: nn.sgd {{.*}}remat.name = "w.sgd", remat.phase = #remat.phase<update>, remat.placement = #remat.placement<[-1]>
 func.func @recompute_before_update(
-    %w: tensor<64xf32> {remat.name = "w", remat.role = "weight"},
-    %x: tensor<64xf32> {remat.name = "x", remat.role = "input"})
+    %w: tensor<64xf32> {remat.name = "w", remat.role = #remat.role<weight>},
+    %x: tensor<64xf32> {remat.name = "x", remat.role = #remat.role<input>})
     -> (tensor<64xf32> {remat.name = "out"}, tensor<64xf32> {remat.name = "w.new", remat.updates = "w"}) {
-  %a = nn.mul %x, %w {remat.name = "a", remat.phase = "forward"} : tensor<64xf32>, tensor<64xf32> -> tensor<64xf32>
-  %b = nn.broadcast_to %a {remat.name = "b", remat.phase = "forward"} : tensor<64xf32> -> tensor<4x64xf32>
-  %c = nn.relu %b {remat.name = "c", remat.phase = "forward"} : tensor<4x64xf32>
-  %d = nn.sum %c {remat.name = "d", remat.phase = "forward", dims = array<i64: 0>} : tensor<4x64xf32> -> tensor<64xf32>
-  %e = nn.add %d, %a {remat.name = "e", remat.phase = "backward"} : tensor<64xf32>, tensor<64xf32> -> tensor<64xf32>
-  %nw = nn.sgd %w, %e {remat.name = "w.sgd", remat.phase = "update", lr = 0.1 : f64} : (tensor<64xf32>, tensor<64xf32>) -> tensor<64xf32>
+  %a = nn.mul %x, %w {remat.name = "a", remat.phase = #remat.phase<forward>} : tensor<64xf32>, tensor<64xf32> -> tensor<64xf32>
+  %b = nn.broadcast_to %a {remat.name = "b", remat.phase = #remat.phase<forward>} : tensor<64xf32> -> tensor<4x64xf32>
+  %c = nn.relu %b {remat.name = "c", remat.phase = #remat.phase<forward>} : tensor<4x64xf32>
+  %d = nn.sum %c {remat.name = "d", remat.phase = #remat.phase<forward>, dims = array<i64: 0>} : tensor<4x64xf32> -> tensor<64xf32>
+  %e = nn.add %d, %a {remat.name = "e", remat.phase = #remat.phase<backward>} : tensor<64xf32>, tensor<64xf32> -> tensor<64xf32>
+  %nw = nn.sgd %w, %e {remat.name = "w.sgd", remat.phase = #remat.phase<update>, lr = 0.1 : f64} : (tensor<64xf32>, tensor<64xf32>) -> tensor<64xf32>
   return %e, %nw : tensor<64xf32>, tensor<64xf32>
 }
 

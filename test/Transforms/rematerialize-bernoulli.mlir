@@ -11,17 +11,17 @@
 // CHECK: nn.mul %{{.*}}, %[[S2]] {remat.name = "depth.grad"
 // SAME: reference: 1 of 1 results bit-identical
 
-func.func @depth(%x: tensor<8x256xf32> {remat.name = "x", remat.role = "input"},
-                 %seed: tensor<i64> {remat.name = "depth.seed", remat.role = "seed"})
+func.func @depth(%x: tensor<8x256xf32> {remat.name = "x", remat.role = #remat.role<input>},
+                 %seed: tensor<i64> {remat.name = "depth.seed", remat.role = #remat.role<seed>})
     -> tensor<8x256xf32> {
-  %n = nn.bernoulli %seed, 0.8 {remat.name = "depth.bernoulli", remat.phase = "forward", remat.policy = "recompute"} : tensor<i64> -> tensor<8x1xf32>
-  %s = nn.div_scalar %n, 0.8 {remat.name = "depth.div_scalar", remat.phase = "forward", remat.policy = "recompute"} : tensor<8x1xf32>
-  %y = nn.mul %x, %s {remat.name = "depth.mul", remat.phase = "forward"} : tensor<8x256xf32>, tensor<8x1xf32> -> tensor<8x256xf32>
-  %r = nn.relu %y {remat.name = "relu", remat.phase = "forward"} : tensor<8x256xf32>
-  %r2 = nn.relu %r {remat.name = "relu2", remat.phase = "forward"} : tensor<8x256xf32>
-  %g = nn.full 1.0 {remat.name = "seed.grad", remat.phase = "backward"} : tensor<8x256xf32>
-  %g2 = nn.relu_backward %g, %r2 {remat.name = "relu2.grad", remat.phase = "backward"} : tensor<8x256xf32>
-  %g1 = nn.relu_backward %g2, %r {remat.name = "relu.grad", remat.phase = "backward"} : tensor<8x256xf32>
-  %gx = nn.mul %g1, %s {remat.name = "depth.grad", remat.phase = "backward"} : tensor<8x256xf32>, tensor<8x1xf32> -> tensor<8x256xf32>
+  %n = nn.bernoulli %seed, 0.8 {remat.name = "depth.bernoulli", remat.phase = #remat.phase<forward>, remat.policy = #remat.policy<recompute>} : tensor<i64> -> tensor<8x1xf32>
+  %s = nn.div_scalar %n, 0.8 {remat.name = "depth.div_scalar", remat.phase = #remat.phase<forward>, remat.policy = #remat.policy<recompute>} : tensor<8x1xf32>
+  %y = nn.mul %x, %s {remat.name = "depth.mul", remat.phase = #remat.phase<forward>} : tensor<8x256xf32>, tensor<8x1xf32> -> tensor<8x256xf32>
+  %r = nn.relu %y {remat.name = "relu", remat.phase = #remat.phase<forward>} : tensor<8x256xf32>
+  %r2 = nn.relu %r {remat.name = "relu2", remat.phase = #remat.phase<forward>} : tensor<8x256xf32>
+  %g = nn.full 1.0 {remat.name = "seed.grad", remat.phase = #remat.phase<backward>} : tensor<8x256xf32>
+  %g2 = nn.relu_backward %g, %r2 {remat.name = "relu2.grad", remat.phase = #remat.phase<backward>} : tensor<8x256xf32>
+  %g1 = nn.relu_backward %g2, %r {remat.name = "relu.grad", remat.phase = #remat.phase<backward>} : tensor<8x256xf32>
+  %gx = nn.mul %g1, %s {remat.name = "depth.grad", remat.phase = #remat.phase<backward>} : tensor<8x256xf32>, tensor<8x1xf32> -> tensor<8x256xf32>
   return %gx : tensor<8x256xf32>
 }

@@ -35,15 +35,15 @@
 // the budget): marks recompute what is marked even at 100%.
 // RUN: remat-opt %s --budget=100% --solver=sqrt | FileCheck %s --check-prefix=POLICY
 // POLICY: solver = "sqrt"
-// RUN: sed 's/remat.name = "a",/remat.name = "a", remat.policy = "recompute",/' %s | remat-opt --budget=100% --solver=marks | FileCheck %s --check-prefix=MARKED
+// RUN: sed 's/remat.name = "a",/remat.name = "a", remat.policy = #remat.policy<recompute>,/' %s | remat-opt --budget=100% --solver=marks | FileCheck %s --check-prefix=MARKED
 // MARKED: solver = "marks"
 // MARKED: remat.recompute_of = "a"
 
-func.func @tiny(%x: tensor<1xf32> {remat.name = "x", remat.role = "input"}) -> tensor<1xf32> {
-  %a = nn.relu %x {remat.name = "a", remat.phase = "forward"} : tensor<1xf32>
-  %b = nn.relu %a {remat.name = "b", remat.phase = "forward"} : tensor<1xf32>
-  %c = nn.relu %b {remat.name = "c", remat.phase = "forward"} : tensor<1xf32>
-  %gb = nn.relu_backward %c, %b {remat.name = "b.grad", remat.phase = "backward"} : tensor<1xf32>
-  %ga = nn.relu_backward %gb, %a {remat.name = "a.grad", remat.phase = "backward"} : tensor<1xf32>
+func.func @tiny(%x: tensor<1xf32> {remat.name = "x", remat.role = #remat.role<input>}) -> tensor<1xf32> {
+  %a = nn.relu %x {remat.name = "a", remat.phase = #remat.phase<forward>} : tensor<1xf32>
+  %b = nn.relu %a {remat.name = "b", remat.phase = #remat.phase<forward>} : tensor<1xf32>
+  %c = nn.relu %b {remat.name = "c", remat.phase = #remat.phase<forward>} : tensor<1xf32>
+  %gb = nn.relu_backward %c, %b {remat.name = "b.grad", remat.phase = #remat.phase<backward>} : tensor<1xf32>
+  %ga = nn.relu_backward %gb, %a {remat.name = "a.grad", remat.phase = #remat.phase<backward>} : tensor<1xf32>
   return %ga : tensor<1xf32>
 }

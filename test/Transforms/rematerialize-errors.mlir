@@ -23,12 +23,12 @@
 // BUDGET: error: function @chain: rematerialization needs a budget (the 'budget' option, e.g. budget=2.5GB or 80%)
 // DEVICE: error: unknown device profile 'tpu'
 
-func.func @chain(%x: tensor<1024xf32> {remat.name = "x", remat.role = "input"}) -> tensor<1024xf32> {
-  %a = nn.relu %x {remat.name = "a", remat.phase = "forward"} : tensor<1024xf32>
-  %b = nn.relu %a {remat.name = "b", remat.phase = "forward"} : tensor<1024xf32>
-  %c = nn.relu %b {remat.name = "c", remat.phase = "forward"} : tensor<1024xf32>
+func.func @chain(%x: tensor<1024xf32> {remat.name = "x", remat.role = #remat.role<input>}) -> tensor<1024xf32> {
+  %a = nn.relu %x {remat.name = "a", remat.phase = #remat.phase<forward>} : tensor<1024xf32>
+  %b = nn.relu %a {remat.name = "b", remat.phase = #remat.phase<forward>} : tensor<1024xf32>
+  %c = nn.relu %b {remat.name = "c", remat.phase = #remat.phase<forward>} : tensor<1024xf32>
   // expected-error @+1 {{cannot fit the step in the budget of 12288 bytes}}
-  %gb = nn.relu_backward %c, %b {remat.name = "b.grad", remat.phase = "backward"} : tensor<1024xf32>
-  %ga = nn.relu_backward %gb, %a {remat.name = "a.grad", remat.phase = "backward"} : tensor<1024xf32>
+  %gb = nn.relu_backward %c, %b {remat.name = "b.grad", remat.phase = #remat.phase<backward>} : tensor<1024xf32>
+  %ga = nn.relu_backward %gb, %a {remat.name = "a.grad", remat.phase = #remat.phase<backward>} : tensor<1024xf32>
   return %ga : tensor<1024xf32>
 }

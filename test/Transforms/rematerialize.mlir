@@ -34,10 +34,10 @@
 // H20: %[[A:.*]] = nn.relu %arg0 {remat.name = "a"
 // H20: %[[B:.*]] = nn.relu %[[A]] {remat.name = "b"
 // H20: nn.relu_backward %{{.*}}, %{{.*}} {remat.name = "d.grad"
-// H20-NEXT: %[[C2:.*]] = nn.relu %[[B]] {remat.name = "c.recompute", {{.*}}remat.phase = "forward", {{.*}}remat.recompute_of = "c"}
+// H20-NEXT: %[[C2:.*]] = nn.relu %[[B]] {remat.name = "c.recompute", {{.*}}remat.phase = #remat.phase<forward>, {{.*}}remat.recompute_of = "c"}
 // H20-NEXT: nn.relu_backward %{{.*}}, %[[C2]] {remat.name = "c.grad"
 // H20-NEXT: nn.relu_backward %{{.*}}, %[[B]] {remat.name = "b.grad"
-// H20-NEXT: %[[A2:.*]] = nn.relu %arg0 {remat.name = "a.recompute", {{.*}}remat.phase = "forward", {{.*}}remat.recompute_of = "a"}
+// H20-NEXT: %[[A2:.*]] = nn.relu %arg0 {remat.name = "a.recompute", {{.*}}remat.phase = #remat.phase<forward>, {{.*}}remat.recompute_of = "a"}
 // H20-NEXT: nn.relu_backward %{{.*}}, %[[A2]] {remat.name = "a.grad"
 
 // auto takes the chain solver's schedule, as cheap as the heuristic's (two
@@ -59,15 +59,15 @@
 // SQRT: remat.recompute_of = "a"
 // SQRT-NOT: remat.recompute_of = "c"
 
-func.func @chain(%x: tensor<1024xf32> {remat.name = "x", remat.role = "input"}) -> tensor<1024xf32> {
-  %a = nn.relu %x {remat.name = "a", remat.phase = "forward"} : tensor<1024xf32>
-  %b = nn.relu %a {remat.name = "b", remat.phase = "forward"} : tensor<1024xf32>
-  %c = nn.relu %b {remat.name = "c", remat.phase = "forward"} : tensor<1024xf32>
-  %d = nn.relu %c {remat.name = "d", remat.phase = "forward"} : tensor<1024xf32>
-  %gd = nn.full 1.0 {remat.name = "seed", remat.phase = "backward"} : tensor<1024xf32>
-  %gc = nn.relu_backward %gd, %d {remat.name = "d.grad", remat.phase = "backward"} : tensor<1024xf32>
-  %gb = nn.relu_backward %gc, %c {remat.name = "c.grad", remat.phase = "backward"} : tensor<1024xf32>
-  %ga = nn.relu_backward %gb, %b {remat.name = "b.grad", remat.phase = "backward"} : tensor<1024xf32>
-  %gx = nn.relu_backward %ga, %a {remat.name = "a.grad", remat.phase = "backward"} : tensor<1024xf32>
+func.func @chain(%x: tensor<1024xf32> {remat.name = "x", remat.role = #remat.role<input>}) -> tensor<1024xf32> {
+  %a = nn.relu %x {remat.name = "a", remat.phase = #remat.phase<forward>} : tensor<1024xf32>
+  %b = nn.relu %a {remat.name = "b", remat.phase = #remat.phase<forward>} : tensor<1024xf32>
+  %c = nn.relu %b {remat.name = "c", remat.phase = #remat.phase<forward>} : tensor<1024xf32>
+  %d = nn.relu %c {remat.name = "d", remat.phase = #remat.phase<forward>} : tensor<1024xf32>
+  %gd = nn.full 1.0 {remat.name = "seed", remat.phase = #remat.phase<backward>} : tensor<1024xf32>
+  %gc = nn.relu_backward %gd, %d {remat.name = "d.grad", remat.phase = #remat.phase<backward>} : tensor<1024xf32>
+  %gb = nn.relu_backward %gc, %c {remat.name = "c.grad", remat.phase = #remat.phase<backward>} : tensor<1024xf32>
+  %ga = nn.relu_backward %gb, %b {remat.name = "b.grad", remat.phase = #remat.phase<backward>} : tensor<1024xf32>
+  %gx = nn.relu_backward %ga, %a {remat.name = "a.grad", remat.phase = #remat.phase<backward>} : tensor<1024xf32>
   return %gx : tensor<1024xf32>
 }

@@ -87,9 +87,9 @@
 // MEASURED:      "name": "c",
 // MEASURED:      "est_seconds": 9.1317024477611
 
-func.func @step(%x: tensor<16xf32> {remat.name = "x", remat.role = "input"}) -> tensor<16xf32> {
-  %a = nn.relu %x {remat.name = "a", remat.phase = "forward"} : tensor<16xf32>
-  %b = nn.relu %a {remat.name = "b", remat.phase = "forward"} : tensor<16xf32>
-  %c = nn.add %a, %b {remat.name = "c", remat.phase = "backward"} : tensor<16xf32>, tensor<16xf32> -> tensor<16xf32>
+func.func @step(%x: tensor<16xf32> {remat.name = "x", remat.role = #remat.role<input>}) -> tensor<16xf32> {
+  %a = nn.relu %x {remat.name = "a", remat.phase = #remat.phase<forward>} : tensor<16xf32>
+  %b = nn.relu %a {remat.name = "b", remat.phase = #remat.phase<forward>} : tensor<16xf32>
+  %c = nn.add %a, %b {remat.name = "c", remat.phase = #remat.phase<backward>} : tensor<16xf32>, tensor<16xf32> -> tensor<16xf32>
   return %c : tensor<16xf32>
 }

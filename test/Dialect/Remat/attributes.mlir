@@ -4,19 +4,19 @@
 // RUN: remat-opt %s --mlir-print-op-generic | remat-opt | FileCheck %s
 
 // CHECK-LABEL: func.func @step
-// CHECK-SAME: remat.name = "x", remat.role = "input"
-// CHECK-SAME: remat.name = "seed", remat.role = "seed"
+// CHECK-SAME: remat.name = "x", remat.role = #remat.role<input>
+// CHECK-SAME: remat.name = "seed", remat.role = #remat.role<seed>
 // CHECK-SAME: remat.name = "y"
 // CHECK-SAME: remat.weights = "model.mlir.weights"
-func.func @step(%x: tensor<4xf32> {remat.name = "x", remat.role = "input"},
-                %seed: tensor<i64> {remat.name = "seed", remat.role = "seed"})
+func.func @step(%x: tensor<4xf32> {remat.name = "x", remat.role = #remat.role<input>},
+                %seed: tensor<i64> {remat.name = "seed", remat.role = #remat.role<seed>})
     -> (tensor<4xf32> {remat.name = "y"}) attributes {remat.weights = "model.mlir.weights"} {
-  // CHECK: nn.relu {{.*}}remat.name = "relu", remat.phase = "forward", remat.policy = "recompute"
-  %0 = nn.relu %x {remat.name = "relu", remat.phase = "forward", remat.policy = "recompute"} : tensor<4xf32>
-  // CHECK: nn.relu {{.*}}remat.name = "relu.1", remat.phase = "forward", remat.recompute_of = "relu"
-  %1 = nn.relu %x {remat.name = "relu.1", remat.phase = "forward", remat.recompute_of = "relu"} : tensor<4xf32>
-  // CHECK: nn.dropout {{.*}}remat.phase = "forward", remat.policy = "keep"
-  %2 = nn.dropout %1, %seed, 0.5 {remat.name = "drop", remat.phase = "forward", remat.policy = "keep"} : tensor<4xf32>, tensor<i64> -> tensor<4xf32>
+  // CHECK: nn.relu {{.*}}remat.name = "relu", remat.phase = #remat.phase<forward>, remat.policy = #remat.policy<recompute>
+  %0 = nn.relu %x {remat.name = "relu", remat.phase = #remat.phase<forward>, remat.policy = #remat.policy<recompute>} : tensor<4xf32>
+  // CHECK: nn.relu {{.*}}remat.name = "relu.1", remat.phase = #remat.phase<forward>, remat.recompute_of = "relu"
+  %1 = nn.relu %x {remat.name = "relu.1", remat.phase = #remat.phase<forward>, remat.recompute_of = "relu"} : tensor<4xf32>
+  // CHECK: nn.dropout {{.*}}remat.phase = #remat.phase<forward>, remat.policy = #remat.policy<keep>
+  %2 = nn.dropout %1, %seed, 0.5 {remat.name = "drop", remat.phase = #remat.phase<forward>, remat.policy = #remat.policy<keep>} : tensor<4xf32>, tensor<i64> -> tensor<4xf32>
   return %2 : tensor<4xf32>
 }
 
@@ -25,15 +25,15 @@ func.func @step(%x: tensor<4xf32> {remat.name = "x", remat.role = "input"},
 // read the incremented step, which lives in the step's buffer).
 // CHECK-LABEL: func.func @updates
 // CHECK-SAME: -> (tensor<4xf32> {remat.name = "w.new", remat.updates = "w"}, tensor<4xf32> {remat.updates = "w.exp_avg"}, tensor<4xf32> {remat.updates = "w.exp_avg_sq"}, tensor<f32> {remat.updates = "step"})
-func.func @updates(%w: tensor<4xf32> {remat.name = "w", remat.role = "weight"},
-                   %g: tensor<4xf32> {remat.name = "g", remat.role = "input"},
-                   %m: tensor<4xf32> {remat.name = "w.exp_avg", remat.role = "opt_state"},
-                   %v: tensor<4xf32> {remat.name = "w.exp_avg_sq", remat.role = "opt_state"},
-                   %step: tensor<f32> {remat.name = "step", remat.role = "step"})
+func.func @updates(%w: tensor<4xf32> {remat.name = "w", remat.role = #remat.role<weight>},
+                   %g: tensor<4xf32> {remat.name = "g", remat.role = #remat.role<input>},
+                   %m: tensor<4xf32> {remat.name = "w.exp_avg", remat.role = #remat.role<opt_state>},
+                   %v: tensor<4xf32> {remat.name = "w.exp_avg_sq", remat.role = #remat.role<opt_state>},
+                   %step: tensor<f32> {remat.name = "step", remat.role = #remat.role<step>})
     -> (tensor<4xf32> {remat.name = "w.new", remat.updates = "w"}, tensor<4xf32> {remat.updates = "w.exp_avg"},
         tensor<4xf32> {remat.updates = "w.exp_avg_sq"}, tensor<f32> {remat.updates = "step"}) {
-  %t = nn.add_scalar %step, 1.0 {remat.name = "step.increment", remat.phase = "update"} : tensor<f32>
-  %nw, %nm, %nv = nn.adam %w, %g, %m, %v, %t {remat.name = "w.adam", remat.phase = "update"} : tensor<4xf32>, tensor<f32>
+  %t = nn.add_scalar %step, 1.0 {remat.name = "step.increment", remat.phase = #remat.phase<update>} : tensor<f32>
+  %nw, %nm, %nv = nn.adam %w, %g, %m, %v, %t {remat.name = "w.adam", remat.phase = #remat.phase<update>} : tensor<4xf32>, tensor<f32>
   return %nw, %nm, %nv, %t : tensor<4xf32>, tensor<4xf32>, tensor<4xf32>, tensor<f32>
 }
 
@@ -42,8 +42,8 @@ func.func @updates(%w: tensor<4xf32> {remat.name = "w", remat.role = "weight"},
 // argument's buffer is at -1; a view has its owner's offset.
 // CHECK-LABEL: func.func @planned
 // CHECK-SAME: remat.memory_plan = #remat.memory_plan<arena_bytes = 1034, alignment = 256>
-func.func @planned(%x: tensor<4x4xf32> {remat.name = "x", remat.role = "input"},
-                   %w: tensor<4xf32> {remat.name = "w", remat.role = "weight"}) -> tensor<16xf32>
+func.func @planned(%x: tensor<4x4xf32> {remat.name = "x", remat.role = #remat.role<input>},
+                   %w: tensor<4xf32> {remat.name = "w", remat.role = #remat.role<weight>}) -> tensor<16xf32>
     attributes {remat.memory_plan = #remat.memory_plan<arena_bytes = 1034, alignment = 256>} {
   // CHECK: nn.batch_norm {{.*}}remat.placement = #remat.placement<[0, 256, 512]>
   %y, %m, %s = nn.batch_norm %x, %w, %w {remat.placement = #remat.placement<[0, 256, 512]>} : tensor<4x4xf32>, tensor<4xf32>

@@ -10,8 +10,26 @@ func.func @unknown(%x: tensor<4xf32>) -> tensor<4xf32> {
 // -----
 
 func.func @bad_phase(%x: tensor<4xf32>) -> tensor<4xf32> {
-  // expected-error @+1 {{'remat.phase' must be one of forward, backward, update, got 'backwards'}}
+  // expected-error @+1 {{'remat.phase' must be #remat.phase<forward|backward|update>}}
   %0 = nn.relu %x {remat.phase = "backwards"} : tensor<4xf32>
+  return %0 : tensor<4xf32>
+}
+
+// -----
+
+// The string spelling of earlier versions gets the typed one to write.
+func.func @string_phase(%x: tensor<4xf32>) -> tensor<4xf32> {
+  // expected-error @+1 {{'remat.phase' must be #remat.phase<forward|backward|update>; write #remat.phase<forward> for "forward"}}
+  %0 = nn.relu %x {remat.phase = "forward"} : tensor<4xf32>
+  return %0 : tensor<4xf32>
+}
+
+// -----
+
+func.func @unknown_phase(%x: tensor<4xf32>) -> tensor<4xf32> {
+  // expected-error @+2 {{expected ::mlir::remat::Phase to be one of: forward, backward, update}}
+  // expected-error @+1 {{failed to parse Remat_PhaseAttr parameter 'value'}}
+  %0 = nn.relu %x {remat.phase = #remat.phase<backwards>} : tensor<4xf32>
   return %0 : tensor<4xf32>
 }
 
@@ -34,7 +52,7 @@ func.func @name_not_string(%x: tensor<4xf32>) -> tensor<4xf32> {
 // -----
 
 func.func @bad_policy(%x: tensor<4xf32>) -> tensor<4xf32> {
-  // expected-error @+1 {{'remat.policy' must be one of keep, recompute, got 'always'}}
+  // expected-error @+1 {{'remat.policy' must be #remat.policy<keep|recompute>}}
   %0 = nn.relu %x {remat.policy = "always"} : tensor<4xf32>
   return %0 : tensor<4xf32>
 }
@@ -43,7 +61,7 @@ func.func @bad_policy(%x: tensor<4xf32>) -> tensor<4xf32> {
 
 func.func @role_on_op(%x: tensor<4xf32>) -> tensor<4xf32> {
   // expected-error @+1 {{'remat.role' is not allowed on an op}}
-  %0 = nn.relu %x {remat.role = "input"} : tensor<4xf32>
+  %0 = nn.relu %x {remat.role = #remat.role<input>} : tensor<4xf32>
   return %0 : tensor<4xf32>
 }
 
@@ -57,7 +75,7 @@ func.func @empty_recompute_of(%x: tensor<4xf32>) -> tensor<4xf32> {
 
 // -----
 
-// expected-error @+1 {{argument 0: 'remat.role' must be one of input, label, weight, buffer, opt_state, step, seed, got 'parameter'}}
+// expected-error @+1 {{argument 0: 'remat.role' must be #remat.role<input|label|weight|buffer|opt_state|step|seed>}}
 func.func @bad_role(%x: tensor<4xf32> {remat.role = "parameter"}) -> tensor<4xf32> {
   return %x : tensor<4xf32>
 }
@@ -65,14 +83,14 @@ func.func @bad_role(%x: tensor<4xf32> {remat.role = "parameter"}) -> tensor<4xf3
 // -----
 
 // expected-error @+1 {{argument 1: 'remat.phase' is not allowed on a function argument}}
-func.func @phase_on_argument(%x: tensor<4xf32>, %y: tensor<4xf32> {remat.phase = "forward"}) -> tensor<4xf32> {
+func.func @phase_on_argument(%x: tensor<4xf32>, %y: tensor<4xf32> {remat.phase = #remat.phase<forward>}) -> tensor<4xf32> {
   return %x : tensor<4xf32>
 }
 
 // -----
 
 // expected-error @+1 {{result 0: 'remat.role' is not allowed on a function result}}
-func.func @role_on_result(%x: tensor<4xf32>) -> (tensor<4xf32> {remat.role = "weight"}) {
+func.func @role_on_result(%x: tensor<4xf32>) -> (tensor<4xf32> {remat.role = #remat.role<weight>}) {
   return %x : tensor<4xf32>
 }
 

@@ -46,10 +46,10 @@
 // CHECK-NEXT:   {"z", remat_rt::ElementType::F32, 2, {4, 16}, -1},
 // CHECK: remat_rt::StepInfo step{"step", kArguments, 4, kResults, 2, [[ARENA:[0-9]+]], 0, nullptr, remat_step};
 
-func.func @step(%x: tensor<4x8xf32> {remat.name = "x", remat.role = "input"},
-                %b: tensor<8xf32> {remat.name = "b", remat.role = "weight"},
-                %w: tensor<16x8xf32> {remat.name = "w", remat.role = "weight"},
-                %seed: tensor<i64> {remat.name = "seed", remat.role = "seed"})
+func.func @step(%x: tensor<4x8xf32> {remat.name = "x", remat.role = #remat.role<input>},
+                %b: tensor<8xf32> {remat.name = "b", remat.role = #remat.role<weight>},
+                %w: tensor<16x8xf32> {remat.name = "w", remat.role = #remat.role<weight>},
+                %seed: tensor<i64> {remat.name = "seed", remat.role = #remat.role<seed>})
     -> (tensor<4x8xf32> {remat.name = "y"}, tensor<4x16xf32> {remat.name = "z"}) {
   %0 = nn.add %x, %b {remat.name = "add"} : tensor<4x8xf32>, tensor<8xf32> -> tensor<4x8xf32>
   %1 = nn.relu %0 {remat.name = "relu"} : tensor<4x8xf32>

@@ -18,7 +18,7 @@
 // CHECK-LABEL: static void remat_step(
 // CHECK: remat_kernel1<<<{{.*}}>>>(((const float *)(arena + 0)), ((float *)(arena + 256)));
 // CHECK: remat_kernel2<<<{{.*}}>>>(((const float *)(arena + 256)), ((float *)(arena + 0)));
-func.func @broadcast(%x: tensor<2x6x1xf32> {remat.name = "x", remat.role = "input"})
+func.func @broadcast(%x: tensor<2x6x1xf32> {remat.name = "x", remat.role = #remat.role<input>})
     -> (tensor<2x6x4xf32> {remat.name = "y"}) attributes {remat.memory_plan = #remat.memory_plan<arena_bytes = 512, alignment = 256>} {
   %k = nn.relu %x {remat.name = "keepdim", remat.placement = #remat.placement<[0]>} : tensor<2x6x1xf32>
   %b = nn.broadcast_to %k {remat.name = "broadcast", remat.placement = #remat.placement<[256]>} : tensor<2x6x1xf32> -> tensor<2x6x4xf32>
@@ -36,7 +36,7 @@ func.func @broadcast(%x: tensor<2x6x1xf32> {remat.name = "x", remat.role = "inpu
 // CHECK-NEXT: __global__ void [[KERNEL:remat_kernel[0-9]+]](const float *in0, float *out0) {
 // CHECK-LABEL: static void remat_step(
 // CHECK: [[KERNEL]]<<<{{.*}}>>>(((const float *)(arena + 0)), ((float *)(arena + 0)));
-func.func @aligned(%x: tensor<6x8xf32> {remat.name = "x", remat.role = "input"})
+func.func @aligned(%x: tensor<6x8xf32> {remat.name = "x", remat.role = #remat.role<input>})
     -> (tensor<8x6xf32> {remat.name = "y"}) attributes {remat.memory_plan = #remat.memory_plan<arena_bytes = 512, alignment = 256>} {
   %f = nn.transpose %x {dim0 = 0, dim1 = 1, remat.name = "flat", remat.placement = #remat.placement<[0]>} : tensor<6x8xf32> -> tensor<8x6xf32>
   %r = nn.relu %f {remat.name = "relu", remat.placement = #remat.placement<[256]>} : tensor<8x6xf32>

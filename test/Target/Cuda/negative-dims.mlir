@@ -12,7 +12,7 @@
 // CHECK-NEXT: REMAT_CHECK_CUDA(cudaMemcpy2DAsync(((float *)(arena + 256)) + 12, 24 * sizeof(float), ((const float *)arguments[0]), 12 * sizeof(float), 12 * sizeof(float), 2, cudaMemcpyDeviceToDevice, ctx.stream));
 // CHECK-NEXT: remat_rt::currentOp = "s";
 // CHECK-NEXT: remat_rt::sliceForward(ctx, ((const float *)arguments[0]), ((float *)(arena + 512)), 6, 4, 1, 1, 2, 2);
-func.func @dims(%x: tensor<2x3x4xf32> {remat.name = "x", remat.role = "input"})
+func.func @dims(%x: tensor<2x3x4xf32> {remat.name = "x", remat.role = #remat.role<input>})
     -> (tensor<4x3x2xf32> {remat.name = "t"}, tensor<2x6x4xf32> {remat.name = "c"}, tensor<2x3x2xf32> {remat.name = "s"})
     attributes {remat.memory_plan = #remat.memory_plan<arena_bytes = 768, alignment = 256>} {
   %t = nn.transpose %x {dim0 = -1, dim1 = -3, remat.name = "t", remat.placement = #remat.placement<[0]>} : tensor<2x3x4xf32> -> tensor<4x3x2xf32>

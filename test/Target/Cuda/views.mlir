@@ -20,8 +20,8 @@
 // CHECK-NEXT:   results[0] = (void *)((float *)(arena + 0));
 // CHECK-NEXT:   results[1] = (void *)((float *)(arena + 256));
 // CHECK-NEXT: }
-func.func @shared(%x: tensor<4x2x3xf32> {remat.name = "x", remat.role = "input"},
-                  %w: tensor<3x6xf32> {remat.name = "w", remat.role = "weight"})
+func.func @shared(%x: tensor<4x2x3xf32> {remat.name = "x", remat.role = #remat.role<input>},
+                  %w: tensor<3x6xf32> {remat.name = "w", remat.role = #remat.role<weight>})
     -> (tensor<12xf32> {remat.name = "y"}, tensor<2x6xf32> {remat.name = "z"})
     attributes {remat.memory_plan = #remat.memory_plan<arena_bytes = 512, alignment = 256>} {
   %f = nn.flatten %x {remat.name = "flat", remat.placement = #remat.placement<[0]>} : tensor<4x2x3xf32> -> tensor<4x6xf32>
@@ -42,8 +42,8 @@ func.func @shared(%x: tensor<4x2x3xf32> {remat.name = "x", remat.role = "input"}
 // CHECK-NEXT:   REMAT_CHECK_CUDA(cudaMemcpyAsync(((float *)(arena + 512)), ((const float *)(arena + 256)), 12 * sizeof(float), cudaMemcpyDeviceToDevice, ctx.stream));
 // CHECK-NEXT:   remat_rt::currentOp = "cols";
 // CHECK-NEXT:   REMAT_CHECK_CUDA(cudaMemcpyAsync(((float *)(arena + 256)), ((const float *)(arena + 512)), 12 * sizeof(float), cudaMemcpyDeviceToDevice, ctx.stream));
-func.func @copied(%x: tensor<4x6xf32> {remat.name = "x", remat.role = "input"},
-                  %w: tensor<3x6xf32> {remat.name = "w", remat.role = "weight"})
+func.func @copied(%x: tensor<4x6xf32> {remat.name = "x", remat.role = #remat.role<input>},
+                  %w: tensor<3x6xf32> {remat.name = "w", remat.role = #remat.role<weight>})
     -> (tensor<12xf32> {remat.name = "y"}) attributes {remat.memory_plan = #remat.memory_plan<arena_bytes = 768, alignment = 256>} {
   %l = nn.linear %x, %w {remat.name = "fc", remat.placement = #remat.placement<[256]>} : (tensor<4x6xf32>, tensor<3x6xf32>) -> tensor<4x3xf32>
   %r = nn.reshape %l {remat.name = "rows", remat.placement = #remat.placement<[512]>} : tensor<4x3xf32> -> tensor<2x6xf32>

@@ -63,8 +63,8 @@ std::optional<double> GraphNodeOp::getGivenCost() {
 
 std::optional<ArgumentRole>
 mlir::remat::getArgumentRole(FunctionOpInterface function, unsigned index) {
-  auto role = function.getArgAttrOfType<StringAttr>(index, attr::kRole);
-  return role ? symbolizeArgumentRole(role.getValue()) : std::nullopt;
+  auto role = function.getArgAttrOfType<ArgumentRoleAttr>(index, attr::kRole);
+  return role ? std::optional<ArgumentRole>(role.getValue()) : std::nullopt;
 }
 
 DictionaryAttr mlir::remat::getArgumentAttributes(MLIRContext *context,
@@ -73,28 +73,26 @@ DictionaryAttr mlir::remat::getArgumentAttributes(MLIRContext *context,
   Builder b(context);
   NamedAttrList attrs;
   attrs.append(attr::kName, b.getStringAttr(name));
-  attrs.append(attr::kRole, b.getStringAttr(stringifyArgumentRole(role)));
+  attrs.append(attr::kRole, ArgumentRoleAttr::get(context, role));
   return attrs.getDictionary(context);
 }
 
 void mlir::remat::setPhase(Operation *op, Phase phase) {
-  op->setAttr(attr::kPhase,
-              StringAttr::get(op->getContext(), stringifyPhase(phase)));
+  op->setAttr(attr::kPhase, PhaseAttr::get(op->getContext(), phase));
 }
 
 std::optional<OpPolicy> mlir::remat::getPolicy(Operation *op) {
-  auto policy = op->getAttrOfType<StringAttr>(attr::kPolicy);
-  return policy ? symbolizeOpPolicy(policy.getValue()) : std::nullopt;
+  auto policy = op->getAttrOfType<OpPolicyAttr>(attr::kPolicy);
+  return policy ? std::optional<OpPolicy>(policy.getValue()) : std::nullopt;
 }
 
 void mlir::remat::setPolicy(Operation *op, OpPolicy policy) {
-  op->setAttr(attr::kPolicy,
-              StringAttr::get(op->getContext(), stringifyOpPolicy(policy)));
+  op->setAttr(attr::kPolicy, OpPolicyAttr::get(op->getContext(), policy));
 }
 
 std::optional<Phase> mlir::remat::getPhase(Operation *op) {
-  auto phase = op->getAttrOfType<StringAttr>(attr::kPhase);
-  return phase ? symbolizePhase(phase.getValue()) : std::nullopt;
+  auto phase = op->getAttrOfType<PhaseAttr>(attr::kPhase);
+  return phase ? std::optional<Phase>(phase.getValue()) : std::nullopt;
 }
 
 StringRef mlir::remat::getOpName(Operation *op) {
@@ -136,7 +134,7 @@ void mlir::remat::tagBackwardOp(Operation *op, Operation *forward,
       (base.empty() ? forward->getName().stripDialect() : base).str();
   Builder builder(op->getContext());
   op->setAttr(attr::kName, builder.getStringAttr(name + "." + suffix.str()));
-  op->setAttr(attr::kPhase, builder.getStringAttr("backward"));
+  setPhase(op, Phase::Backward);
 }
 
 std::string mlir::remat::describeOp(Operation *op) {
@@ -265,19 +263,24 @@ const AttributeRule kAttributeRules[] = {
     {attr::kUpdates, Site::Result, ValueRule::NonEmptyString},
 };
 
-/// Checks that `attribute` is a string one of whose spellings `isKnown`
-/// takes (`allowed` lists them).
-LogicalResult verifyEnumSpelling(NamedAttribute attribute,
-                                 bool (*isKnown)(StringRef), StringRef allowed,
-                                 function_ref<InFlightDiagnostic()> emitError) {
-  std::optional<StringRef> value = getNonEmptyString(attribute, emitError);
-  if (!value)
-    return failure();
-  if (isKnown(*value))
+/// Checks that `attribute` is an `EnumAttrT` (`#remat.<mnemonic><value>`);
+/// a string that spells a value gets the typed spelling to write instead.
+template <typename EnumAttrT>
+LogicalResult verifyEnumAttribute(NamedAttribute attribute,
+                                  StringRef mnemonic,
+                                  bool (*spellsValue)(StringRef),
+                                  StringRef allowed,
+                                  function_ref<InFlightDiagnostic()> emitError) {
+  if (isa<EnumAttrT>(attribute.getValue()))
     return success();
-  return emitError() << "'" << attribute.getName().getValue()
-                     << "' must be one of " << allowed << ", got '" << *value
-                     << "'";
+  InFlightDiagnostic diagnostic = emitError();
+  diagnostic << "'" << attribute.getName().getValue() << "' must be #remat."
+             << mnemonic << "<" << allowed << ">";
+  auto string = dyn_cast<StringAttr>(attribute.getValue());
+  if (string && spellsValue(string.getValue()))
+    diagnostic << "; write #remat." << mnemonic << "<" << string.getValue()
+               << "> for \"" << string.getValue() << "\"";
+  return diagnostic;
 }
 
 LogicalResult
@@ -289,18 +292,20 @@ verifyAttributeValue(NamedAttribute attribute, ValueRule rule,
   case ValueRule::NonEmptyString:
     return success(getNonEmptyString(attribute, emitError).has_value());
   case ValueRule::Role:
-    return verifyEnumSpelling(
-        attribute,
+    return verifyEnumAttribute<ArgumentRoleAttr>(
+        attribute, "role",
         [](StringRef v) { return symbolizeArgumentRole(v).has_value(); },
-        "input, label, weight, buffer, opt_state, step, seed", emitError);
+        "input|label|weight|buffer|opt_state|step|seed", emitError);
   case ValueRule::Phase:
-    return verifyEnumSpelling(
-        attribute, [](StringRef v) { return symbolizePhase(v).has_value(); },
-        "forward, backward, update", emitError);
+    return verifyEnumAttribute<PhaseAttr>(
+        attribute, "phase",
+        [](StringRef v) { return symbolizePhase(v).has_value(); },
+        "forward|backward|update", emitError);
   case ValueRule::Policy:
-    return verifyEnumSpelling(
-        attribute, [](StringRef v) { return symbolizeOpPolicy(v).has_value(); },
-        "keep, recompute", emitError);
+    return verifyEnumAttribute<OpPolicyAttr>(
+        attribute, "policy",
+        [](StringRef v) { return symbolizeOpPolicy(v).has_value(); },
+        "keep|recompute", emitError);
   case ValueRule::MicroStep: {
     auto index = dyn_cast<IntegerAttr>(value);
     if (!index || !index.getType().isInteger(64) || index.getInt() < 1)

@@ -12,17 +12,17 @@
 // negative dim yet.) The test builds the training step with --remat-autodiff
 // (cross entropy, SGD with momentum and weight decay), so that every
 // backward op runs too, and plans it in 90% of its peak.
-func.func @ops(%input: tensor<2x3x9x9xf32> {remat.name = "x", remat.role = "input"},
-               %labels: tensor<2xi64> {remat.name = "labels", remat.role = "label"},
-               %seed: tensor<i64> {remat.name = "seed", remat.role = "seed"},
-               %depth_seed: tensor<i64> {remat.name = "depth.seed", remat.role = "seed"},
-               %w0: tensor<4x3x1x1xf32> {remat.name = "conv0.weight", remat.role = "weight"},
-               %w1: tensor<6x2x3x3xf32> {remat.name = "conv1.weight", remat.role = "weight"},
-               %b1: tensor<6xf32> {remat.name = "conv1.bias", remat.role = "weight"},
-               %w2: tensor<6x2x3x3xf32> {remat.name = "conv2.weight", remat.role = "weight"},
-               %scale: tensor<6x1x1xf32> {remat.name = "scale", remat.role = "weight"},
-               %fcw: tensor<10x6xf32> {remat.name = "fc.weight", remat.role = "weight"},
-               %fcb: tensor<10xf32> {remat.name = "fc.bias", remat.role = "weight"})
+func.func @ops(%input: tensor<2x3x9x9xf32> {remat.name = "x", remat.role = #remat.role<input>},
+               %labels: tensor<2xi64> {remat.name = "labels", remat.role = #remat.role<label>},
+               %seed: tensor<i64> {remat.name = "seed", remat.role = #remat.role<seed>},
+               %depth_seed: tensor<i64> {remat.name = "depth.seed", remat.role = #remat.role<seed>},
+               %w0: tensor<4x3x1x1xf32> {remat.name = "conv0.weight", remat.role = #remat.role<weight>},
+               %w1: tensor<6x2x3x3xf32> {remat.name = "conv1.weight", remat.role = #remat.role<weight>},
+               %b1: tensor<6xf32> {remat.name = "conv1.bias", remat.role = #remat.role<weight>},
+               %w2: tensor<6x2x3x3xf32> {remat.name = "conv2.weight", remat.role = #remat.role<weight>},
+               %scale: tensor<6x1x1xf32> {remat.name = "scale", remat.role = #remat.role<weight>},
+               %fcw: tensor<10x6xf32> {remat.name = "fc.weight", remat.role = #remat.role<weight>},
+               %fcb: tensor<10xf32> {remat.name = "fc.bias", remat.role = #remat.role<weight>})
     -> (tensor<2x10xf32> {remat.name = "logits"}) {
   %x = nn.conv2d %input, %w0 {remat.name = "conv0"} : (tensor<2x3x9x9xf32>, tensor<4x3x1x1xf32>) -> tensor<2x4x9x9xf32>
   %c1 = nn.conv2d %x, %w1, %b1 {stride = array<i64: 2, 2>, padding = array<i64: 1, 1>, groups = 2, remat.name = "conv1"} : (tensor<2x4x9x9xf32>, tensor<6x2x3x3xf32>, tensor<6xf32>) -> tensor<2x6x5x5xf32>

@@ -1,10 +1,10 @@
-func.func @step(%x: tensor<4x2x3xf32> {remat.name = "x", remat.role = "input"},
-                %labels: tensor<4xi64> {remat.name = "labels", remat.role = "label"},
-                %w: tensor<3x6xf32> {remat.name = "w", remat.role = "weight"},
-                %b: tensor<3xf32> {remat.name = "b", remat.role = "weight"},
-                %buf: tensor<3x6xf32> {remat.name = "w.momentum_buffer", remat.role = "opt_state"},
-                %p: tensor<3x3xf32> {remat.name = "p", remat.role = "buffer"},
-                %t: tensor<f32> {remat.name = "step", remat.role = "step"})
+func.func @step(%x: tensor<4x2x3xf32> {remat.name = "x", remat.role = #remat.role<input>},
+                %labels: tensor<4xi64> {remat.name = "labels", remat.role = #remat.role<label>},
+                %w: tensor<3x6xf32> {remat.name = "w", remat.role = #remat.role<weight>},
+                %b: tensor<3xf32> {remat.name = "b", remat.role = #remat.role<weight>},
+                %buf: tensor<3x6xf32> {remat.name = "w.momentum_buffer", remat.role = #remat.role<opt_state>},
+                %p: tensor<3x3xf32> {remat.name = "p", remat.role = #remat.role<buffer>},
+                %t: tensor<f32> {remat.name = "step", remat.role = #remat.role<step>})
     -> (tensor<f32> {remat.name = "loss"},
         tensor<3x6xf32> {remat.name = "w.new", remat.updates = "w"},
         tensor<3x6xf32> {remat.name = "w.momentum_buffer.new", remat.updates = "w.momentum_buffer"},

@@ -9,12 +9,28 @@
 #define REMAT_DIALECT_REMAT_IR_REMATATTRS
 
 include "remat/Dialect/Remat/IR/RematBase.td"
+include "remat/Dialect/Remat/IR/RematEnums.td"
 include "mlir/IR/AttrTypeBase.td"
 include "mlir/IR/BuiltinAttributeInterfaces.td"
 
 class Remat_Attr<string name, string attrMnemonic, list<Trait> traits = []>
     : AttrDef<Remat_Dialect, name, traits> {
   let mnemonic = attrMnemonic;
+}
+
+// Roles, phases and policies: `#remat.role<weight>`, `#remat.phase<forward>`,
+// `#remat.policy<recompute>`.
+def Remat_ArgumentRoleAttr
+    : EnumAttr<Remat_Dialect, Remat_ArgumentRole, "role"> {
+  let assemblyFormat = "`<` $value `>`";
+}
+
+def Remat_PhaseAttr : EnumAttr<Remat_Dialect, Remat_Phase, "phase"> {
+  let assemblyFormat = "`<` $value `>`";
+}
+
+def Remat_OpPolicyAttr : EnumAttr<Remat_Dialect, Remat_OpPolicy, "policy"> {
+  let assemblyFormat = "`<` $value `>`";
 }
 
 def Remat_SolveRecordAttr : Remat_Attr<"SolveRecord", "solve"> {

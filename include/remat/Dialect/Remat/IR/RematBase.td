@@ -24,9 +24,9 @@ def Remat_Dialect : Dialect {
     | attribute | where | values |
     |---|---|---|
     | `remat.name` | ops, function arguments and results | a non-empty string, stable across passes |
-    | `remat.role` | function arguments | `input`, `label`, `weight`, `buffer`, `opt_state`, `step`, `seed` |
-    | `remat.phase` | ops | `forward`, `backward`, `update` |
-    | `remat.policy` | ops | `keep`, `recompute` (the user's marks) |
+    | `remat.role` | function arguments | `#remat.role<input>`, `label`, `weight`, `buffer`, `opt_state`, `step` or `seed` |
+    | `remat.phase` | ops | `#remat.phase<forward>`, `backward` or `update` |
+    | `remat.policy` | ops | `#remat.policy<keep>` or `recompute` (the user's marks) |
     | `remat.recompute_of` | ops | the name of the value this op recomputes |
     | `remat.micro_step` | ops | in an accumulated step, the micro-step i >= 1 whose copy of the micro-batch's op this is (i64; named `micro<i>.<name>`) |
     | `remat.micro_origin` | ops | beside `remat.micro_step`: the `remat.name` of the micro-step 0 op this op copies (the copy's own name may have been made unique) |

@@ -2,8 +2,8 @@
 //
 // The values of `remat.role`, `remat.phase` and `remat.policy`, defined
 // once: the dialect's verifier, its typed accessors (RematDialect.h) and
-// every pass read them from here. The IR spells a value as a string
-// (`remat.phase = "forward"`), as hand-written steps and importers write it.
+// every pass read them from here. The IR spells a value as an attribute of
+// the dialect (RematAttrs.td): `remat.phase = #remat.phase<forward>`.
 //
 //===----------------------------------------------------------------------===//
 
