@@ -32,8 +32,7 @@ def graph_file(work, kind, nodes):
     if not os.path.exists(path):
         subprocess.run([sys.executable, os.path.join(ROOT, "bench", "scale_graphs.py"),
                         kind, str(nodes), path], check=True)
-    mlir = path[:-len(".json")] + ".mlir"
-    return path, mlir
+    return path
 
 
 def children_cpu_seconds():
@@ -81,10 +80,13 @@ def main():
           "| extra compute | status |")
     print("|---|---|---|---|---|---|---|---|---|---|")
     for kind, nodes in graphs:
-        path, mlir = graph_file(args.work, kind, nodes)
-        subprocess.run([os.path.join(builds[0], "bin", "remat-translate"),
-                        "--import-graph-json", path, "-o", mlir], check=True)
-        for build in builds:
+        path = graph_file(args.work, kind, nodes)
+        for index, build in enumerate(builds):
+            # Each build imports the graph itself: builds on either side of
+            # a change to the IR's syntax read only their own.
+            mlir = path[:-len(".json")] + f".{index}.mlir"
+            subprocess.run([os.path.join(build, "bin", "remat-translate"),
+                            "--import-graph-json", path, "-o", mlir], check=True)
             for one_thread in [False, True] if args.one_thread else [False]:
                 report = os.path.join(args.work, "report.json")
                 row = run_pipeline(build, mlir, report, args.timeout, one_thread)
