@@ -50,10 +50,10 @@ def RematAutodiffPass : Pass<"remat-autodiff", "::mlir::ModuleOp"> {
     ```mlir
     // remat-autodiff{loss=cross-entropy optimizer=sgd lr=0.1 momentum=0.9}
     %loss = nn.cross_entropy %logits, %labels {remat.name = "loss", ...}
-    %seed = nn.full 1.0 {remat.name = "loss.grad_seed", remat.phase = "backward"}
+    %seed = nn.full 1.0 {remat.name = "loss.grad_seed", remat.phase = #remat.phase<backward>}
     %dlogits = nn.cross_entropy_backward %seed, %logits, %labels {remat.name = "loss.grad", ...}
     ...
-    %w1, %buf1 = nn.sgd %w, %dw, %buf {remat.name = "fc.weight.sgd", remat.phase = "update", ...}
+    %w1, %buf1 = nn.sgd %w, %dw, %buf {remat.name = "fc.weight.sgd", remat.phase = #remat.phase<update>, ...}
     ```
   }];
   let dependentDialects = ["::mlir::nn::NNDialect"];

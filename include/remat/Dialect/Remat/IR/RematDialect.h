@@ -131,7 +131,7 @@ std::string getValueName(Value value);
 
 /// Names `op`, which `forward`'s gradient rule created,
 /// "<forward's remat.name (else its kind)>.<suffix>" and marks it
-/// `remat.phase = backward`.
+/// `remat.phase = #remat.phase<backward>`.
 void tagBackwardOp(Operation *op, Operation *forward, llvm::StringRef suffix);
 
 /// `op` as diagnostics name it: its kind and its `remat.name` when it has

@@ -25,7 +25,7 @@ def Remat_GraphNodeOp : Remat_Op<"graph_node", [
 
     ```mlir
     %2 = remat.graph_node(%0, %1) {cost = 385.0 : f64, remat.name = "conv1",
-                                   remat.phase = "forward"}
+                                   remat.phase = #remat.phase<forward>}
         : (tensor<64xi8>, tensor<32xi8>) -> tensor<128xi8>
     ```
   }];
