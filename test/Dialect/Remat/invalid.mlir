@@ -300,3 +300,15 @@ func.func @solve_negative_position(%x: tensor<4xf32>) -> tensor<4xf32> attribute
 func.func @solve_negative_time(%x: tensor<4xf32>) -> tensor<4xf32> attributes {remat.solve = #remat.solve<budget_bytes = 16, budget_typed = "16", peak_bytes_before = 16, compute_cost_before = 1.0 : f64, solver = "none", status = "feasible", live_bytes_before = [16], given_positions = [], timed_out = false, fit_arena = true, solve_seconds = -0.5 : f64>} {
   return %x : tensor<4xf32>
 }
+
+// -----
+
+// expected-error @+1 {{'remat.memory_plan' is only allowed on a function with a body}}
+func.func private @declared(tensor<4xf32>) -> tensor<4xf32> attributes {remat.memory_plan = #remat.memory_plan<arena_bytes = 0, alignment = 256>}
+
+// -----
+
+func.func @placed_terminator(%x: tensor<4xf32>) -> tensor<4xf32> attributes {remat.memory_plan = #remat.memory_plan<arena_bytes = 0, alignment = 256>} {
+  // expected-error @+1 {{'remat.placement' is only allowed on an op of the body of a function with a 'remat.memory_plan'}}
+  func.return {remat.placement = #remat.placement<[]>} %x : tensor<4xf32>
+}
