@@ -82,6 +82,32 @@ int64_t mlir::remat::getPackedBytes(const RematProblem &problem,
   return addBytesSaturated(problem.argumentBytes, packing.arenaBytes);
 }
 
+int64_t mlir::remat::getPackedBytes(const RematProblem &problem,
+                                    SolverResult &result,
+                                    const SolverOptions &options) {
+  if (!result.packedBytes) {
+    completeSimulation(problem, result, options);
+    result.packedBytes = getPackedBytes(problem, result.simulation);
+  }
+  return *result.packedBytes;
+}
+
+void mlir::remat::completeSimulation(const RematProblem &problem,
+                                     SolverResult &result,
+                                     const SolverOptions &options) {
+  if (!result.briefSimulation)
+    return;
+  SolverResult full = finish(problem, std::move(result.solver),
+                             std::move(result.schedule), options,
+                             std::move(result.message));
+  full.smallestPeakBytes = result.smallestPeakBytes;
+  full.timedOut = result.timedOut;
+  full.packedBytes = result.packedBytes;
+  full.lowerBoundCost = result.lowerBoundCost;
+  full.packingAlternative = std::move(result.packingAlternative);
+  result = std::move(full);
+}
+
 /// The values the marks say to drop: results of `recompute` nodes.
 std::vector<bool> mlir::remat::getMarkedDiscards(const RematProblem &problem) {
   std::vector<bool> discarded(problem.values.size(), false);

@@ -134,9 +134,13 @@ namespace {
 /// same candidates, as one after the other.
 class CandidateFold {
 public:
+  /// `fixedKeys[i]` names candidate i's kept schedule in
+  /// options.fixedSchedules (empty for a budget-dependent solver; the
+  /// candidates past the keys have none).
   CandidateFold(const RematProblem &problem, const SolverOptions &options,
-                size_t count)
-      : problem(problem), options(options), waiting(count) {}
+                size_t count, llvm::ArrayRef<std::string> fixedKeys)
+      : problem(problem), options(options), fixedKeys(fixedKeys),
+        waiting(count) {}
 
   /// Takes candidate `index` and folds in every candidate now in order;
   /// safe to call from several threads.
@@ -144,7 +148,7 @@ public:
     std::lock_guard<std::mutex> lock(mutex);
     waiting[index] = std::move(candidate);
     for (; next < waiting.size() && waiting[next]; ++next) {
-      consider(std::move(*waiting[next]));
+      consider(next, std::move(*waiting[next]));
       waiting[next].reset();
     }
   }
@@ -155,10 +159,10 @@ public:
   bool timedOut = false;
 
 private:
-  void consider(SolverResult candidate) {
+  void consider(size_t index, SolverResult candidate) {
     timedOut |= candidate.timedOut;
     foldSmallestPeak(smallestPeak, candidate.smallestPeakBytes);
-    if (packsWithinTarget(candidate))
+    if (packsWithinTarget(index, candidate))
       bestPacking = candidate;
     if (isBetterResult(candidate, best))
       best = std::move(candidate);
@@ -167,18 +171,24 @@ private:
   /// Where the arena must fit (fit-arena), the cheapest candidate that
   /// meets the target and packs within it is kept beside the cheapest: the
   /// cheapest peak may fragment past the budget while a dearer one packs
-  /// tightly. Only a candidate better than the best that packs is packed.
-  bool packsWithinTarget(const SolverResult &candidate) const {
-    bool meetsTarget = candidate.status == SolveStatus::Feasible ||
-                       candidate.status == SolveStatus::Optimal;
-    return options.fitArena && meetsTarget &&
-           (!bestPacking || isBetterResult(candidate, *bestPacking)) &&
-           getPackedBytes(problem, candidate.simulation) <=
-               options.budgetBytes;
+  /// tightly. Only a candidate better than the best that packs is packed
+  /// (once per kept schedule).
+  bool packsWithinTarget(size_t index, SolverResult &candidate) {
+    if (!options.fitArena || !meetsTarget(candidate) ||
+        (bestPacking && !isBetterResult(candidate, *bestPacking)))
+      return false;
+    bool measured = candidate.packedBytes.has_value();
+    int64_t packed = getPackedBytes(problem, candidate, options);
+    if (!measured && options.fixedSchedules && index < fixedKeys.size() &&
+        !fixedKeys[index].empty())
+      options.fixedSchedules->notePackedBytes(problem, fixedKeys[index],
+                                              packed);
+    return packed <= options.budgetBytes;
   }
 
   const RematProblem &problem;
   const SolverOptions &options;
+  llvm::ArrayRef<std::string> fixedKeys;
   std::mutex mutex;
   std::vector<std::optional<SolverResult>> waiting;
   size_t next = 0;
@@ -214,6 +224,28 @@ struct FixedSchedules::Kept {
     std::string message;
     /// Unset where the solver does not apply.
     std::optional<Schedule> schedule;
+    int64_t peakBytes = 0;
+    double cost = 0;
+    std::optional<int64_t> packedBytes;
+
+    /// What finish() gives for the kept schedule at `options`' budget, from
+    /// the kept figures: the simulation holds its validity, peak and cost.
+    SolverResult getBriefResult(const SolverOptions &options) && {
+      SolverResult result;
+      result.solver = std::move(solver);
+      result.message = std::move(message);
+      result.schedule = std::move(*schedule);
+      result.simulation.valid = true;
+      result.simulation.peakBytes = peakBytes;
+      result.simulation.cost = cost;
+      result.briefSimulation = true;
+      result.status = peakBytes <= options.budgetBytes
+                          ? SolveStatus::Feasible
+                          : SolveStatus::Infeasible;
+      result.smallestPeakBytes = peakBytes;
+      result.packedBytes = packedBytes;
+      return result;
+    }
   };
   std::mutex mutex;
   std::map<std::string, Entry> entries;
@@ -252,16 +284,30 @@ FixedSchedules::get(const RematProblem &problem, const std::string &key,
   if (entry && !entry->schedule)
     return notApplicable(entry->solver, entry->message);
   if (entry)
-    return finish(problem, entry->solver, std::move(*entry->schedule), options,
-                  entry->message);
+    return std::move(*entry).getBriefResult(options);
   SolverResult result = solveOnce();
   Kept::Entry made{result.solver, result.message, std::nullopt};
-  if (result.hasSchedule())
+  if (result.hasSchedule()) {
     made.schedule = result.schedule;
+    made.peakBytes = result.simulation.peakBytes;
+    made.cost = result.simulation.cost;
+  }
   std::lock_guard<std::mutex> lock(kept->mutex);
   kept->entries.emplace(key, std::move(made));
   return result;
 }
+
+void FixedSchedules::notePackedBytes(const RematProblem &problem,
+                                     const std::string &key,
+                                     int64_t packedBytes) {
+  if (&problem != this->problem)
+    return;
+  std::lock_guard<std::mutex> lock(kept->mutex);
+  auto found = kept->entries.find(key);
+  if (found != kept->entries.end())
+    found->second.packedBytes = packedBytes;
+}
+
 
 SolverResult mlir::remat::solveWithoutMilp(const RematProblem &problem,
                                            const SolverOptions &options) {
@@ -278,25 +324,33 @@ SolverResult mlir::remat::solveWithoutMilp(const RematProblem &problem,
   // Each candidate is folded in as soon as those before it are, so that
   // only the best ones' schedules and simulations (and the few that finish
   // early) stay in memory (a million-node step).
-  std::vector<std::function<SolverResult()>> solvers = {
-      fixed("none", [&] { return solveNone(problem, options); }),
-      fixed("marks", [&] { return solveMarks(problem, options); }),
-      fixed("sqrt", [&] { return solveSqrt(problem, options); })};
+  std::vector<std::function<SolverResult()>> solvers;
+  std::vector<std::string> fixedKeys;
+  auto addFixed = [&](std::string key,
+                      std::function<SolverResult()> solveOnce) {
+    fixedKeys.push_back(key);
+    solvers.push_back(fixed(std::move(key), std::move(solveOnce)));
+  };
+  addFixed("none", [&] { return solveNone(problem, options); });
+  addFixed("marks", [&] { return solveMarks(problem, options); });
+  addFixed("sqrt", [&] { return solveSqrt(problem, options); });
   for (int64_t segments = 2; segments <= 16; ++segments)
-    solvers.push_back(
-        fixed("segments=" + std::to_string(segments), [&, segments] {
-          return solveSegments(problem, segments, options);
-        }));
-  solvers.push_back(fixed("block-checkpoints", [&] {
-    return solveBlockCheckpoints(problem, options);
-  }));
+    addFixed("segments=" + std::to_string(segments), [&, segments] {
+      return solveSegments(problem, segments, options);
+    });
+  addFixed("block-checkpoints",
+           [&] { return solveBlockCheckpoints(problem, options); });
   solvers.push_back([&] { return solveChain(problem, options); });
   solvers.push_back([&] { return solveBlocks(problem, options); });
   HeuristicBuilds heuristic(problem, options);
-  CandidateFold fold(problem, options, solvers.size() + 1);
+  CandidateFold fold(problem, options, solvers.size() + 1, fixedKeys);
   runSolvers(solvers, heuristic, options.parallel, fold);
+  // Only the kept candidates are measured in full.
   SolverResult best = std::move(fold.best);
+  completeSimulation(problem, best, options);
   std::optional<SolverResult> bestPacking = std::move(fold.bestPacking);
+  if (bestPacking)
+    completeSimulation(problem, *bestPacking, options);
   std::optional<int64_t> smallestPeak = fold.smallestPeak;
   bool timedOut = fold.timedOut;
   // The search reorders and searches from the best so far; it only adds a
@@ -314,18 +368,15 @@ SolverResult mlir::remat::solveWithoutMilp(const RematProblem &problem,
     // within the budget, or if the best of the others does not fit at all
     // (where the pass would stop): else the pass tightens the target as it
     // would without the search.
-    auto packed = [&](const SolverResult &result) {
-      return getPackedBytes(problem, result.simulation);
-    };
     bool bestFits = best.status == SolveStatus::Feasible ||
                     best.status == SolveStatus::Optimal;
     if (isBetterResult(search, best) &&
         (!options.fitArena || !bestFits ||
-         packed(search) <= options.budgetBytes))
+         getPackedBytes(problem, search, options) <= options.budgetBytes))
       best = std::move(search);
   }
   if (bestPacking && isBetterResult(best, *bestPacking) &&
-      getPackedBytes(problem, best.simulation) > options.budgetBytes)
+      getPackedBytes(problem, best, options) > options.budgetBytes)
     best.packingAlternative =
         std::make_shared<const SolverResult>(std::move(*bestPacking));
   best.noteSmallestPeak(smallestPeak);

@@ -20,6 +20,7 @@
 #include "llvm/Support/Format.h"
 
 #include <chrono>
+#include <limits>
 
 using namespace mlir;
 using namespace mlir::remat;
@@ -404,8 +405,12 @@ static FailureOr<ArenaAttempt> measureAttempt(FunctionOpInterface function,
                                               const RematOptions &options,
                                               SolverResult result,
                                               int64_t target) {
+  // The solve packed it already where it weighed its packing.
   FailureOr<int64_t> arenaBytes =
-      getArenaBytes(extracted, result.schedule, result.simulation);
+      result.packedBytes &&
+              *result.packedBytes != std::numeric_limits<int64_t>::max()
+          ? *result.packedBytes - extracted.problem.argumentBytes
+          : getArenaBytes(extracted, result.schedule, result.simulation);
   if (failed(arenaBytes))
     return failure();
   FailureOr<int64_t> argumentsAndArena =

@@ -431,11 +431,14 @@ TEST(Solvers, FixedSchedulesGiveTheSameResultAtEveryTarget) {
     int64_t peak = simulate(problem, getStartingSchedule(problem)).peakBytes;
     SolverOptions kept;
     kept.autoLpBound = false;
+    kept.fitArena = seed % 2 == 0;
     kept.fixedSchedules = std::make_shared<FixedSchedules>(problem);
     for (int64_t budget :
-         {peak, floor + (peak - floor) / 2, floor, floor - 1}) {
+         {peak, floor + (peak - floor) / 2, floor + (peak - floor) / 4, floor,
+          floor - 1}) {
       SolverOptions fresh;
       fresh.autoLpBound = false;
+      fresh.fitArena = kept.fitArena;
       fresh.budgetBytes = kept.budgetBytes = budget;
       SolverResult expected = solveAuto(problem, fresh);
       SolverResult result = solveAuto(problem, kept);
@@ -445,6 +448,22 @@ TEST(Solvers, FixedSchedulesGiveTheSameResultAtEveryTarget) {
           << "seed " << seed;
       EXPECT_EQ(result.smallestPeakBytes, expected.smallestPeakBytes)
           << "seed " << seed;
+      // The kept schedule chosen is simulated in full, not briefly.
+      EXPECT_FALSE(result.briefSimulation) << "seed " << seed;
+      EXPECT_EQ(result.simulation.liveBytes, expected.simulation.liveBytes)
+          << "seed " << seed;
+      ASSERT_EQ(bool(result.packingAlternative),
+                bool(expected.packingAlternative))
+          << "seed " << seed;
+      if (result.packingAlternative) {
+        EXPECT_FALSE(result.packingAlternative->briefSimulation);
+        EXPECT_EQ(result.packingAlternative->schedule.steps,
+                  expected.packingAlternative->schedule.steps)
+            << "seed " << seed;
+        EXPECT_EQ(result.packingAlternative->simulation.liveBytes,
+                  expected.packingAlternative->simulation.liveBytes)
+            << "seed " << seed;
+      }
     }
     int builds = 0;
     auto solveOnce = [&] {

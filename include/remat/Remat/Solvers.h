@@ -81,21 +81,29 @@ struct ScheduleIndex;
 /// The schedules of the solvers whose choice does not depend on the budget
 /// (none, marks, sqrt, segments=K, block-checkpoints), kept for one problem:
 /// solving it again at another target (the pass's search for a schedule
-/// that packs) measures them again at that target without building them
-/// again. Only the schedules are kept, not their simulations (a
-/// million-node step). Also keeps the problem's schedule index, which every
-/// schedule build reads and none changes. Safe to share between threads.
+/// that packs) neither builds nor simulates them again. Each schedule is
+/// kept with its peak, its cost and, once measured, its packed bytes, not
+/// its simulation (a million-node step): a later solve compares the kept
+/// figures and simulates in full only the schedule it keeps. Also keeps the
+/// problem's schedule index, which every schedule build reads and none
+/// changes. Safe to share between threads.
 class FixedSchedules {
 public:
   explicit FixedSchedules(const RematProblem &problem);
   ~FixedSchedules();
 
-  /// The result of the solver `key` at `options`' budget: measured from its
-  /// kept schedule, else from `solveOnce()`, whose schedule is then kept.
-  /// Solves directly for a problem other than the one this was made for.
+  /// The result of the solver `key` at `options`' budget: from its kept
+  /// schedule and figures (a brief simulation: see
+  /// SolverResult::briefSimulation), else from `solveOnce()`, whose schedule
+  /// is then kept. Solves directly for a problem other than the one this
+  /// was made for.
   SolverResult get(const RematProblem &problem, const std::string &key,
                    const SolverOptions &options,
                    const std::function<SolverResult()> &solveOnce);
+
+  /// Keeps the packed bytes (getPackedBytes) of the kept schedule `key`.
+  void notePackedBytes(const RematProblem &problem, const std::string &key,
+                       int64_t packedBytes);
 
   /// The schedule index of `problem`: built once for the problem this was
   /// made for, anew for another.
@@ -151,6 +159,12 @@ struct SolverResult {
   std::optional<int64_t> smallestPeakBytes;
   /// The time limit cut the solve short.
   bool timedOut = false;
+  /// The simulation holds only its validity, peak and cost, kept from an
+  /// earlier solve (FixedSchedules); completeSimulation() measures the rest.
+  bool briefSimulation = false;
+  /// Arguments plus the arena the schedule's buffers pack into
+  /// (getPackedBytes), where measured.
+  std::optional<int64_t> packedBytes;
   /// With fit-arena, `auto`'s cheapest candidate that meets the target and
   /// packs within it, where that is not this result (which then costs less
   /// but packs beyond the target). The pipeline weighs it against schedules
