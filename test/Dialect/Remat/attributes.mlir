@@ -55,3 +55,14 @@ func.func @planned(%x: tensor<4x4xf32> {remat.name = "x", remat.role = #remat.ro
   %g = remat.graph_node() {cost = 1.0 : f64, remat.placement = #remat.placement<[1024]>} : () -> tensor<10xi8>
   return %r : tensor<16xf32>
 }
+
+// remat.graph_node prints its cost among the other attributes in name order,
+// as the whole dictionary would (the printer merges them by hand).
+// CHECK-LABEL: func.func @graph_node_attributes
+// CHECK: remat.graph_node(%{{.*}}) {alpha = 2 : i64, cost = 3.000000e+00 : f64, remat.name = "n", zeta = 1 : i64} : (tensor<4xi8>) -> tensor<8xi8>
+// CHECK: remat.graph_node() {cost = 0.000000e+00 : f64} : () -> tensor<8xi8>
+func.func @graph_node_attributes(%a: tensor<4xi8>) -> (tensor<8xi8>, tensor<8xi8>) {
+  %0 = remat.graph_node(%a) {zeta = 1 : i64, remat.name = "n", alpha = 2 : i64, cost = 3.0 : f64} : (tensor<4xi8>) -> tensor<8xi8>
+  %1 = remat.graph_node() {cost = 0.0 : f64} : () -> tensor<8xi8>
+  return %0, %1 : tensor<8xi8>, tensor<8xi8>
+}

@@ -228,6 +228,30 @@ func.func @graph_node_cost() -> tensor<4xi8> {
 
 // -----
 
+func.func @graph_node_no_cost() -> tensor<4xi8> {
+  // expected-error @+1 {{'remat.graph_node' op requires attribute 'cost'}}
+  %0 = remat.graph_node() {remat.name = "n"} : () -> tensor<4xi8>
+  return %0 : tensor<4xi8>
+}
+
+// -----
+
+func.func @graph_node_cost_type() -> tensor<4xi8> {
+  // expected-error @+1 {{'cost' failed to satisfy constraint: 64-bit float attribute}}
+  %0 = remat.graph_node() {cost = 1 : i64} : () -> tensor<4xi8>
+  return %0 : tensor<4xi8>
+}
+
+// -----
+
+func.func @graph_node_types(%a: tensor<4xi8>) -> tensor<4xi8> {
+  // expected-error @+1 {{number of operands and types do not match: got 1 operands and 2 types}}
+  %0 = remat.graph_node(%a) {cost = 1.0 : f64} : (tensor<4xi8>, tensor<4xi8>) -> tensor<4xi8>
+  return %0 : tensor<4xi8>
+}
+
+// -----
+
 func.func @micro_step_zero(%x: tensor<4xf32>) -> tensor<4xf32> {
   // expected-error @+1 {{'remat.micro_step' must be an i64 micro-step index of at least 1}}
   %0 = nn.relu %x {remat.name = "micro0.a", remat.micro_step = 0 : i64} : tensor<4xf32>

@@ -49,6 +49,43 @@ LogicalResult GraphNodeOp::verify() {
   return success();
 }
 
+ParseResult GraphNodeOp::parse(OpAsmParser &parser, OperationState &result) {
+  SmallVector<OpAsmParser::UnresolvedOperand, 4> inputs;
+  FunctionType type;
+  SMLoc inputsLoc;
+  if (parser.parseLParen() ||
+      (inputsLoc = parser.getCurrentLocation(),
+       parser.parseOperandList(inputs)) ||
+      parser.parseRParen())
+    return failure();
+  SMLoc attributesLoc = parser.getCurrentLocation();
+  if (parser.parseOptionalAttrDict(result.attributes) ||
+      failed(verifyInherentAttrs(result.name, result.attributes,
+                                 [&] {
+                                   return parser.emitError(attributesLoc)
+                                          << "'" << result.name.getStringRef()
+                                          << "' op ";
+                                 })) ||
+      parser.parseColonType(type))
+    return failure();
+  result.addTypes(type.getResults());
+  return parser.resolveOperands(inputs, type.getInputs(), inputsLoc,
+                                result.operands);
+}
+
+void GraphNodeOp::print(OpAsmPrinter &printer) {
+  printer << "(" << getInputs() << ")";
+  // The cost among the other attributes in name order, as the op's whole
+  // dictionary would print, without building that dictionary.
+  SmallVector<NamedAttribute> attributes((*this)->getDiscardableAttrs());
+  NamedAttribute cost(getCostAttrName(), getCostAttr());
+  attributes.insert(llvm::lower_bound(attributes, cost), cost);
+  printer.printOptionalAttrDict(attributes);
+  printer << " : ";
+  printer.printFunctionalType(getInputs().getTypes(),
+                              ArrayRef<Type>(getOutput().getType()));
+}
+
 int64_t GraphNodeOp::getFlopCount() { return 0; }
 
 std::optional<double> GraphNodeOp::getGivenCost() {

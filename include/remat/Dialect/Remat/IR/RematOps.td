@@ -21,7 +21,8 @@ def Remat_GraphNodeOp : Remat_Op<"graph_node", [
     Moccasin's random layered graphs): its operands are its predecessors in
     edge order, its result is an abstract buffer `tensor<Nxi8>` of the node's
     output bytes, and `cost` is the graph's compute cost in the graph's own
-    units. Its values are packed with 1-byte alignment.
+    units. Its values are packed with 1-byte alignment. Syntax:
+    `remat.graph_node(operands) {attributes} : (operand types) -> result type`.
 
     ```mlir
     %2 = remat.graph_node(%0, %1) {cost = 385.0 : f64, remat.name = "conv1",
@@ -32,9 +33,10 @@ def Remat_GraphNodeOp : Remat_Op<"graph_node", [
   let arguments = (ins Variadic<StaticShapeTensorOf<[I8]>>:$inputs,
                        F64Attr:$cost);
   let results = (outs 1DTensorOf<[I8]>:$output);
-  let assemblyFormat = [{
-    `(` $inputs `)` attr-dict `:` functional-type($inputs, $output)
-  }];
+  // `(` $inputs `)` attr-dict `:` functional-type($inputs, $output), by
+  // hand: the generated printer builds each op's whole attribute dictionary
+  // (a new uniqued attribute per op) to print it.
+  let hasCustomAssemblyFormat = 1;
   let hasVerifier = 1;
 }
 
