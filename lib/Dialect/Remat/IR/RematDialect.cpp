@@ -300,21 +300,37 @@ const AttributeRule kAttributeRules[] = {
     {attr::kUpdates, Site::Result, ValueRule::NonEmptyString},
 };
 
+/// The values of `EnumT` as the IR spells them, joined by '|' (`fromInt`
+/// maps 0..maxValue to them), for the message that lists them.
+template <typename EnumT, typename FromInt>
+std::string joinEnumSpellings(unsigned maxValue, FromInt fromInt) {
+  std::string joined;
+  for (unsigned raw = 0; raw <= maxValue; ++raw) {
+    std::optional<EnumT> value = fromInt(raw);
+    if (!value)
+      continue;
+    if (!joined.empty())
+      joined += "|";
+    joined += stringifyEnum(*value).str();
+  }
+  return joined;
+}
+
 /// Checks that `attribute` is an `EnumAttrT` (`#remat.<mnemonic><value>`);
 /// a string that spells a value gets the typed spelling to write instead.
-template <typename EnumAttrT>
-LogicalResult verifyEnumAttribute(NamedAttribute attribute,
-                                  StringRef mnemonic,
-                                  bool (*spellsValue)(StringRef),
-                                  StringRef allowed,
+template <typename EnumAttrT, typename EnumT = decltype(EnumAttrT().getValue()),
+          typename FromInt>
+LogicalResult verifyEnumAttribute(NamedAttribute attribute, StringRef mnemonic,
+                                  unsigned maxValue, FromInt fromInt,
                                   function_ref<InFlightDiagnostic()> emitError) {
   if (isa<EnumAttrT>(attribute.getValue()))
     return success();
   InFlightDiagnostic diagnostic = emitError();
   diagnostic << "'" << attribute.getName().getValue() << "' must be #remat."
-             << mnemonic << "<" << allowed << ">";
+             << mnemonic << "<" << joinEnumSpellings<EnumT>(maxValue, fromInt)
+             << ">";
   auto string = dyn_cast<StringAttr>(attribute.getValue());
-  if (string && spellsValue(string.getValue()))
+  if (string && symbolizeEnum<EnumT>(string.getValue()))
     diagnostic << "; write #remat." << mnemonic << "<" << string.getValue()
                << "> for \"" << string.getValue() << "\"";
   return diagnostic;
@@ -330,19 +346,16 @@ verifyAttributeValue(NamedAttribute attribute, ValueRule rule,
     return success(getNonEmptyString(attribute, emitError).has_value());
   case ValueRule::Role:
     return verifyEnumAttribute<ArgumentRoleAttr>(
-        attribute, "role",
-        [](StringRef v) { return symbolizeArgumentRole(v).has_value(); },
-        "input|label|weight|buffer|opt_state|step|seed", emitError);
+        attribute, "role", getMaxEnumValForArgumentRole(),
+        [](uint32_t raw) { return symbolizeArgumentRole(raw); }, emitError);
   case ValueRule::Phase:
     return verifyEnumAttribute<PhaseAttr>(
-        attribute, "phase",
-        [](StringRef v) { return symbolizePhase(v).has_value(); },
-        "forward|backward|update", emitError);
+        attribute, "phase", getMaxEnumValForPhase(),
+        [](uint32_t raw) { return symbolizePhase(raw); }, emitError);
   case ValueRule::Policy:
     return verifyEnumAttribute<OpPolicyAttr>(
-        attribute, "policy",
-        [](StringRef v) { return symbolizeOpPolicy(v).has_value(); },
-        "keep|recompute", emitError);
+        attribute, "policy", getMaxEnumValForOpPolicy(),
+        [](uint32_t raw) { return symbolizeOpPolicy(raw); }, emitError);
   case ValueRule::MicroStep: {
     auto index = dyn_cast<IntegerAttr>(value);
     if (!index || !index.getType().isInteger(64) || index.getInt() < 1)
