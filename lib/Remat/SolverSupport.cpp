@@ -83,29 +83,21 @@ int64_t mlir::remat::getPackedBytes(const RematProblem &problem,
 }
 
 int64_t mlir::remat::getPackedBytes(const RematProblem &problem,
-                                    SolverResult &result,
-                                    const SolverOptions &options) {
+                                    SolverResult &result) {
   if (!result.packedBytes) {
-    completeSimulation(problem, result, options);
+    completeSimulation(problem, result);
     result.packedBytes = getPackedBytes(problem, result.simulation);
   }
   return *result.packedBytes;
 }
 
 void mlir::remat::completeSimulation(const RematProblem &problem,
-                                     SolverResult &result,
-                                     const SolverOptions &options) {
+                                     SolverResult &result) {
   if (!result.briefSimulation)
     return;
-  SolverResult full = finish(problem, std::move(result.solver),
-                             std::move(result.schedule), options,
-                             std::move(result.message));
-  full.smallestPeakBytes = result.smallestPeakBytes;
-  full.timedOut = result.timedOut;
-  full.packedBytes = result.packedBytes;
-  full.lowerBoundCost = result.lowerBoundCost;
-  full.packingAlternative = std::move(result.packingAlternative);
-  result = std::move(full);
+  // The same schedule as when it was kept: the same validity, peak and cost.
+  result.simulation = simulate(problem, result.schedule);
+  result.briefSimulation = false;
 }
 
 /// The values the marks say to drop: results of `recompute` nodes.

@@ -47,13 +47,11 @@ int64_t getPackedBytes(const RematProblem &problem,
 
 /// The packed bytes of `result`'s schedule (getPackedBytes), measured once
 /// and kept in the result; completes a brief simulation first.
-int64_t getPackedBytes(const RematProblem &problem, SolverResult &result,
-                       const SolverOptions &options);
+int64_t getPackedBytes(const RematProblem &problem, SolverResult &result);
 
 /// Simulates in full a result whose simulation is brief (kept from an
 /// earlier solve); leaves any other as it is.
-void completeSimulation(const RematProblem &problem, SolverResult &result,
-                        const SolverOptions &options);
+void completeSimulation(const RematProblem &problem, SolverResult &result);
 
 /// The largest live bytes of `simulation` over steps [begin, end), clamped
 /// to its steps (0 over none). The checkpoint solvers' windows tile the

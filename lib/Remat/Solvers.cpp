@@ -178,7 +178,7 @@ private:
         (bestPacking && !isBetterResult(candidate, *bestPacking)))
       return false;
     bool measured = candidate.packedBytes.has_value();
-    int64_t packed = getPackedBytes(problem, candidate, options);
+    int64_t packed = getPackedBytes(problem, candidate);
     if (!measured && options.fixedSchedules && index < fixedKeys.size() &&
         !fixedKeys[index].empty())
       options.fixedSchedules->notePackedBytes(problem, fixedKeys[index],
@@ -347,10 +347,10 @@ SolverResult mlir::remat::solveWithoutMilp(const RematProblem &problem,
   runSolvers(solvers, heuristic, options.parallel, fold);
   // Only the kept candidates are measured in full.
   SolverResult best = std::move(fold.best);
-  completeSimulation(problem, best, options);
+  completeSimulation(problem, best);
   std::optional<SolverResult> bestPacking = std::move(fold.bestPacking);
   if (bestPacking)
-    completeSimulation(problem, *bestPacking, options);
+    completeSimulation(problem, *bestPacking);
   std::optional<int64_t> smallestPeak = fold.smallestPeak;
   bool timedOut = fold.timedOut;
   // The search reorders and searches from the best so far; it only adds a
@@ -372,11 +372,11 @@ SolverResult mlir::remat::solveWithoutMilp(const RematProblem &problem,
                     best.status == SolveStatus::Optimal;
     if (isBetterResult(search, best) &&
         (!options.fitArena || !bestFits ||
-         getPackedBytes(problem, search, options) <= options.budgetBytes))
+         getPackedBytes(problem, search) <= options.budgetBytes))
       best = std::move(search);
   }
   if (bestPacking && isBetterResult(best, *bestPacking) &&
-      getPackedBytes(problem, best, options) > options.budgetBytes)
+      getPackedBytes(problem, best) > options.budgetBytes)
     best.packingAlternative =
         std::make_shared<const SolverResult>(std::move(*bestPacking));
   best.noteSmallestPeak(smallestPeak);
