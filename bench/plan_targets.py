@@ -1,7 +1,7 @@
-#!/usr/bin/python3
+#!/usr/bin/env python3
 """plan_targets.py - `remat plan`'s choice against brute force on two targets (NetA, GPT).
 
-  python3 bench/plan_targets.py [--targets neta,gpt] [--work DIR] [--build build]
+  .venv/bin/python bench/plan_targets.py [--targets neta,gpt] [--work DIR] [--build build]
 
 For each target:
 
@@ -45,7 +45,7 @@ def check(target, args):
     models = os.path.join(args.work, "models")
     path = os.path.join(models, f"{model}.scripted.pt")
     if not os.path.exists(path):
-        run(["/usr/bin/python3", os.path.join(ROOT, "examples", "make-models.py"),
+        run([sys.executable, os.path.join(ROOT, "examples", "make-models.py"),
              models, "--models", model])
     plan = [os.path.join(bin_dir, "remat"), "plan", path, f"--sample-shape={shape}",
             f"--batch={batch}", f"--budget={budget}", f"--classes={classes}"] + COMMON
@@ -57,7 +57,7 @@ def check(target, args):
     with open(plan_json, "w") as f:
         run(plan + ["--json"], stdout=f, stderr=subprocess.DEVNULL)
     brute = subprocess.run(
-        ["/usr/bin/python3",
+        [sys.executable,
          os.path.join(ROOT, "test", "Driver", "Inputs", "plan-brute-force.py"),
          bin_dir, path, os.path.join(args.work, target),
          "--sample-shape", shape, "--batch", str(batch), "--budget", budget,

@@ -1,7 +1,7 @@
-#!/usr/bin/python3
+#!/usr/bin/env python3
 """side_by_side.py - remat's peaks beside PyTorch's for one training step.
 
-  python3 bench/side_by_side.py [--models neta,resnet18,gpt] [--work DIR]
+  .venv/bin/python bench/side_by_side.py [--models neta,resnet18,gpt] [--work DIR]
                                 [--build build] [--threads 1] [--reuse-torch]
                                 [--unit GB|MB] [--out side-by-side.md]
 

@@ -13,9 +13,9 @@ and then `remat-bench-solvers STEP.mlir... --solvers=...`: at budgets from the
 peak down to the smallest peak `auto` reaches, each solver's extra compute
 (estimated time on the h200 profile) and solve time, as Markdown.
 
-Usage: python3 bench/solver_steps.py [--work DIR] [--models gpt,resnet18]
+Usage: .venv/bin/python bench/solver_steps.py [--work DIR] [--models gpt,resnet18]
          [--solvers LIST] [--build build] > steps.md
-Needs torch and torchvision (run with /usr/bin/python3).
+Needs torch and torchvision (run with .venv/bin/python).
 """
 
 import argparse

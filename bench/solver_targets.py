@@ -12,8 +12,8 @@ solver targets:
   costlier than the cheapest baseline that fits (chain, sqrt, segments=K,
   block-checkpoints, heuristic and any other column but none and exact).
 
-Usage: remat-bench-solvers ... | python3 bench/solver_targets.py
-       python3 bench/solver_targets.py bench-output.md
+Usage: remat-bench-solvers ... | .venv/bin/python bench/solver_targets.py
+       .venv/bin/python bench/solver_targets.py bench-output.md
 """
 
 import re

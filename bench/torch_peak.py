@@ -1,4 +1,4 @@
-#!/usr/bin/python3
+#!/usr/bin/env python3
 """torch_peak.py - PyTorch's peak memory for one training step on the CPU.
 
   torch_peak.py --model neta --input-shape 61x3x224x224xf32 --classes 10
@@ -38,8 +38,8 @@ autograd saves for backward in the forward (torch.autograd.graph.
 saved_tensors_hooks over the warm-up step's forward and loss: unique storages,
 parameters and inputs excluded, as they exist anyway).
 
-Prints one JSON object (and writes it to --json-out). Uses Debian's torch 1.13
-(/usr/bin/python3): the allocation events come from
+Prints one JSON object (and writes it to --json-out). Uses the project
+environment's torch (.venv/bin/python): the allocation events come from
 prof.profiler.kineto_results.experimental_event_tree().
 
 --self-test measures a small MLP whose peak is derived by hand in

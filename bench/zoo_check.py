@@ -1,4 +1,4 @@
-#!/usr/bin/python3
+#!/usr/bin/env python3
 """zoo_check.py - torchvision's classification models through remat, checked against PyTorch.
 
   zoo_check.py [--models=a,b,...|--all] [--bin-dir DIR] [--work-dir DIR]
@@ -45,7 +45,8 @@ Prints a markdown table (model | form | status | loss/grad max rel error |
 recompute bit-identical | import seconds), status "pass" or the failing stage
 and the first line of its error; --json FILE writes the rows. Exits 1 when any
 row fails, unless --allow-failures. Runs one model at a time (no parallelism).
-Uses Debian's torch and torchvision (/usr/bin/python3); nothing is downloaded.
+Uses the project environment's torch and torchvision (.venv/bin/python);
+no weights are downloaded.
 """
 
 import argparse

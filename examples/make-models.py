@@ -1,4 +1,4 @@
-#!/usr/bin/python3
+#!/usr/bin/env python3
 """make-models.py - writes the example and test models as TorchScript files.
 
 Each model is saved twice, scripted (torch.jit.script) and traced
@@ -37,7 +37,7 @@ Usage: make-models.py OUTDIR [--models a,b,...] [--gpt-layers L ...]
 Writes OUTDIR/<model>.scripted.pt and OUTDIR/<model>.traced.pt. The default
 is every model but gpt (98M parameters: 390 MB a file) and resnet50 (94 MB a
 file); name them in --models.
-Run with /usr/bin/python3 (Debian's torch 1.13 and torchvision).
+Run with .venv/bin/python (the project environment: scripts/setup-python.sh).
 """
 
 import argparse

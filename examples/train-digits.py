@@ -1,9 +1,9 @@
-#!/usr/bin/python3
+#!/usr/bin/env python3
 """train-digits.py - trains the seed's small conv net on scikit-learn's digits
 with remat-run, planned at 86% of its peak, and checks it against PyTorch.
 
 The digits data set (1,797 8x8 images of handwritten digits) ships with
-Debian's python3-sklearn: nothing is downloaded. For each optimizer (SGD with
+scikit-learn (in the project environment): nothing is downloaded. For each optimizer (SGD with
 momentum, Adam) the script
 
   1. writes the model (make-models.py small-convnet-digits: conv 1->32,
@@ -28,7 +28,8 @@ otherwise.
 
 Usage: train-digits.py [--bin build/bin] [--workdir DIR] [--optimizers sgd,adam]
                        [--epochs 2] [--batch 64] [--budget 86%]
-Run with /usr/bin/python3 (Debian's torch, numpy and scikit-learn).
+Run with .venv/bin/python (the project environment's torch, numpy and
+scikit-learn).
 """
 
 import argparse

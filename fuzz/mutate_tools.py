@@ -27,8 +27,8 @@ command that shows it (OUT/<tool>/<n>.sh). Mutations are seeded (--seed), so
 a run reproduces.
 
 Usage:
-  python3 fuzz/mutate_tools.py --build build --out mutate-out --seconds 600
-  python3 fuzz/mutate_tools.py --tools remat-opt,remat-run --seconds 60
+  .venv/bin/python fuzz/mutate_tools.py --build build --out mutate-out --seconds 600
+  .venv/bin/python fuzz/mutate_tools.py --tools remat-opt,remat-run --seconds 60
 
 Exits 1 when any run crashed, hung or left a half-written output.
 """
@@ -338,7 +338,7 @@ def main():
                         help="time per run before it counts as a hang")
     parser.add_argument("--seed", type=int, default=1)
     parser.add_argument("--tools", default="remat-opt,remat-translate,remat-run,remat")
-    parser.add_argument("--torch-python", default="/usr/bin/python3",
+    parser.add_argument("--torch-python", default=sys.executable,
                         help="a Python with torch, for the driver's models")
     args = parser.parse_args()
     rng = random.Random(args.seed)

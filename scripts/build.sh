@@ -13,9 +13,13 @@ build_dir="${1:-$root/build}"
 bash "$root/scripts/install-deps.sh"
 
 llvm_prefix=/usr/lib/llvm-22
-# The CPU executor (remat-run) needs LibTorch, which install-deps.sh installs.
+# The project's Python environment (.venv/): every script and test runs in it,
+# and its torch wheel carries the LibTorch that the importer and the CPU
+# executor (remat-run) build against.
+python="$(bash "$root/scripts/setup-python.sh" | tail -1)"
+torch_dir="$("$python" -c 'import torch.utils; print(torch.utils.cmake_prefix_path)')/Torch"
 torch_option=OFF
-if [ -f /usr/lib/x86_64-linux-gnu/cmake/Torch/TorchConfig.cmake ]; then
+if [ -f "$torch_dir/TorchConfig.cmake" ]; then
   torch_option=ON
 fi
 # The exact solver needs CBC, which install-deps.sh installs too.
@@ -25,6 +29,8 @@ if pkg-config --exists cbc 2>/dev/null; then
 fi
 cmake -S "$root" -B "$build_dir" -G Ninja \
   -DREMAT_ENABLE_TORCH="$torch_option" \
+  -DTorch_DIR="$torch_dir" \
+  -DREMAT_PYTHON="$python" \
   -DREMAT_ENABLE_CBC="$cbc_option" \
   -DCMAKE_BUILD_TYPE=Release \
   -DMLIR_DIR="$llvm_prefix/lib/cmake/mlir" \

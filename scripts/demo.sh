@@ -21,7 +21,7 @@ build_dir="${1:-$root/build}"
 bash "$root/scripts/build.sh" "$build_dir" >&2
 out="$build_dir/demo"
 mkdir -p "$out"
-/usr/bin/python3 "$root/examples/make-models.py" "$out/models" --models neta
+"$root/.venv/bin/python" "$root/examples/make-models.py" "$out/models" --models neta
 model="$out/models/neta.scripted.pt"
 
 plan_args=(--sample-shape=3x224x224xf32 --classes=10 --batch=64 --budget=2.5GB
@@ -48,7 +48,7 @@ echo "== remat max-batch NetA ${args[*]}" >&2
 "$build_dir/bin/remat" max-batch "$model" "${args[@]}" --json \
   > "$out/max-batch.json" 2>/dev/null
 
-batch=$(python3 -c "import json, math, sys
+batch=$("$root/.venv/bin/python" -c "import json, math, sys
 r = json.load(open(sys.argv[1]))
 none = [p for p in r['policies'] if p['policy'] == 'none'][0]['max_batch']
 print(math.ceil(1.5 * none))" "$out/max-batch.json")
@@ -57,7 +57,7 @@ echo "== remat compile NetA at batch $batch (1.5x the batch without rematerializ
   --budget=2.5GB --device=gtx970m --optimizer=adam \
   -o "$out/neta-step.mlir" --report="$out/neta-step.json" \
   --timeline="$out/neta-step.svg"
-python3 - "$out" "$batch" <<'PY'
+"$root/.venv/bin/python" - "$out" "$batch" <<'PY'
 import json, sys
 out, batch = sys.argv[1], sys.argv[2]
 r = json.load(open(f"{out}/neta-step.json"))

@@ -3,8 +3,9 @@
 #
 # Idempotent: packages already present are skipped by apt-get. Run as root
 # (CI and the development machines are root); otherwise sudo is used.
-# Nothing is downloaded from outside Debian's archive. The CUDA toolkit, when
-# present, is expected at /usr/local/cuda and is optional.
+# Python packages are not installed here: scripts/setup-python.sh does that.
+# The CUDA toolkit is expected at /usr/local/cuda (every project machine has
+# it): the torch wheel's CMake package, which the build uses, requires it.
 set -euo pipefail
 
 packages=(
@@ -23,10 +24,11 @@ packages=(
   libgtest-dev libgmock-dev libbenchmark-dev
   # JSON reading (graph import, reports).
   nlohmann-json3-dev
-  # LibTorch (importer and CPU executor), Python torch for reference checks,
-  # scikit-learn for its digits data set (examples/train-digits.py),
+  # The project's Python environment is a venv on Debian's python3; PyTorch
+  # (and the LibTorch inside its wheel), torchvision, numpy and scikit-learn
+  # come from the Python package index (scripts/setup-python.sh).
+  python3 python3-venv
   # CBC (exact solver, found through pkg-config).
-  libtorch-dev python3-torch python3-torchvision python3-networkx python3-sklearn
   coinor-libcbc-dev libglpk-dev pkgconf
   # Headless chromium renders the report's charts and HTML page in the tests
   # and for docs/images (scripts/render-report.py); DejaVu is the font they

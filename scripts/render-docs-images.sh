@@ -16,7 +16,7 @@ set -euo pipefail
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 build_dir="${1:-$root/build}"
 remat="$build_dir/bin/remat"
-render=(/usr/bin/python3 "$root/scripts/render-report.py")
+render=("$root/.venv/bin/python" "$root/scripts/render-report.py")
 images="$root/docs/images"
 work="$(mktemp -d)"
 trap 'rm -rf "$work"' EXIT
@@ -27,7 +27,7 @@ if [ ! -x "$remat" ]; then
 fi
 mkdir -p "$images"
 
-/usr/bin/python3 "$root/examples/make-models.py" "$work" --models transformer >/dev/null
+"$root/.venv/bin/python" "$root/examples/make-models.py" "$work" --models transformer >/dev/null
 model="$work/transformer.scripted.pt"
 "$remat" compile "$model" --input-shape=4x16xi64 --budget=230KB \
   -o "$work/step.mlir" --report="$work/report.html" --timeline="$work/timeline.svg"

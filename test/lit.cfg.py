@@ -18,8 +18,9 @@ config.substitutions.append(("%PATH%", config.environment["PATH"]))
 config.substitutions.append(("%remat_obj_root", config.remat_obj_root))
 config.substitutions.append(("%fixtures", os.path.join(config.test_source_root, "Fixtures")))
 config.substitutions.append(("%examples", os.path.join(config.test_source_root, "..", "examples")))
-# The interpreter that has Debian's torch, torchvision and numpy.
-config.substitutions.append(("%torch_python", "/usr/bin/python3"))
+# The project's Python environment (scripts/setup-python.sh): PyTorch,
+# torchvision, numpy and scikit-learn.
+config.substitutions.append(("%python", config.remat_python))
 
 # remat-tblgen's include path: remat's .td files and MLIR's.
 tblgen_includes = [os.path.join(config.remat_src_root, "include")]
@@ -40,9 +41,9 @@ llvm_config.with_environment("PATH", config.remat_tools_dir, append_path=True)
 
 if config.remat_enable_torch:
     config.available_features.add("torch")
-# scikit-learn (Debian's python3-sklearn) for examples/train-digits.py.
+# scikit-learn for examples/train-digits.py.
 import subprocess
-if subprocess.run(["/usr/bin/python3", "-c", "import sklearn"],
+if subprocess.run([config.remat_python, "-c", "import sklearn"],
                   stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL).returncode == 0:
     config.available_features.add("sklearn")
 if config.remat_enable_cbc:
@@ -70,5 +71,5 @@ import shutil
 if shutil.which("chromium"):
     config.available_features.add("chromium")
 config.substitutions.append(
-    ("%render_report", "/usr/bin/python3 " + os.path.join(
+    ("%render_report", config.remat_python + " " + os.path.join(
         config.test_source_root, "..", "scripts", "render-report.py")))

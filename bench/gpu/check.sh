@@ -31,7 +31,7 @@
 # or run, or its results differ beyond the tolerance; the table is written
 # in every case.
 #
-# Environment: PYTHON (default python3; needs torch), CUDA_HOME (default
+# Environment: PYTHON (default .venv/bin/python, else python3; needs torch), CUDA_HOME (default
 # /usr/local/cuda), BUILD_CUDA (default scripts/build-cuda.sh), TORCH_DEVICE
 # (default cuda; `cpu` only to test this script), KEEP_OUTPUTS=1 keeps the
 # harness's .npy results (removed once summarized, by default).
@@ -44,7 +44,12 @@ usage() {
 
 ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
 HERE="$ROOT/bench/gpu"
-export PYTHON=${PYTHON:-python3}   # build-cuda.sh reads it too (cuDNN from Python wheels)
+# The project's Python environment where it exists (scripts/setup-python.sh;
+# its torch wheel is a CUDA build), else python3. build-cuda.sh reads PYTHON
+# too (cuDNN from Python wheels).
+default_python=python3
+[ -x "$ROOT/.venv/bin/python" ] && default_python="$ROOT/.venv/bin/python"
+export PYTHON=${PYTHON:-$default_python}
 export CUDA_HOME=${CUDA_HOME:-/usr/local/cuda}
 BUILD_CUDA=${BUILD_CUDA:-$ROOT/scripts/build-cuda.sh}
 TORCH_DEVICE=${TORCH_DEVICE:-cuda}

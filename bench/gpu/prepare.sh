@@ -26,7 +26,7 @@
 # bench/gpu/check.sh OUT_DIR there (see bench/gpu/README.md).
 #
 # --small uses tiny input sizes, for the tests (seconds instead of minutes).
-# Environment: REMAT_BIN (default build/bin), PYTHON (default /usr/bin/python3,
+# Environment: REMAT_BIN (default build/bin), PYTHON (default .venv/bin/python,
 # which must have torch and torchvision).
 set -euo pipefail
 
@@ -38,7 +38,7 @@ usage() {
 ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
 HERE="$ROOT/bench/gpu"
 BIN=${REMAT_BIN:-$ROOT/build/bin}
-PYTHON=${PYTHON:-/usr/bin/python3}
+PYTHON=${PYTHON:-.venv/bin/python}
 
 OUT="" SMALL=0 SEED=0 ONLY=""
 for arg in "$@"; do

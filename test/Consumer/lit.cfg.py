@@ -27,7 +27,8 @@ config.substitutions.append(("%fixtures", os.path.join(repo, "test", "Fixtures")
 config.substitutions.append(
     ("%graph_inputs", os.path.join(repo, "test", "Target", "GraphJson", "Inputs")))
 config.substitutions.append(("%examples", os.path.join(repo, "examples")))
-# The interpreter that has Debian's torch (see test/lit.cfg.py).
-config.substitutions.append(("%torch_python", "/usr/bin/python3"))
+# The project's Python environment (see test/lit.cfg.py).
+config.substitutions.append(("%python", lit_config.params.get(
+    "python", os.path.join(repo, ".venv", "bin", "python"))))
 tools_dir = lit_config.params.get("llvm_tools_dir", "/usr/lib/llvm-22/bin")
 config.environment["PATH"] = tools_dir + os.pathsep + os.environ.get("PATH", "")

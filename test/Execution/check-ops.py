@@ -11,7 +11,7 @@ differently: the input gradient of a convolution as a transposed
 convolution, cross entropy's backward and the optimizers against autograd
 and torch.optim.
 
-Usage: check-ops.py REMAT_RUN WORK_DIR   (needs /usr/bin/python3 with torch)
+Usage: check-ops.py REMAT_RUN WORK_DIR   (needs the project environment's torch)
 """
 
 import os

@@ -1,4 +1,4 @@
-#!/usr/bin/python3
+#!/usr/bin/env python3
 """check-steps.py - remat-run --steps against PyTorch's training loop.
 
 Usage: check-steps.py REMAT_RUN STEP.mlir sgd|adam WORKDIR [--same-inputs]

@@ -1,4 +1,4 @@
-#!/usr/bin/python3
+#!/usr/bin/env python3
 """check-zero-layer.py - a zero-sized layer's training step against PyTorch.
 
 Usage: check-zero-layer.py MODEL.pt WEIGHTS_DIR INPUTS_DIR OUTPUT_DIR LOSS

@@ -1,4 +1,4 @@
-#!/usr/bin/python3
+#!/usr/bin/env python3
 """compare-npy.py - checks that two directories hold the same arrays.
 
   compare-npy.py EXPECTED_DIR ACTUAL_DIR [--rtol R] [--atol A] [--allow-extra]

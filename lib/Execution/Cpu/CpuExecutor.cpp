@@ -63,7 +63,7 @@ public:
     return *instance;
   }
 
-  c10::DataPtr allocate(size_t bytes) const override {
+  c10::DataPtr allocate(size_t bytes) override {
     c10::DataPtr inner = base->allocate(bytes);
     void *data = inner.get();
     std::lock_guard<std::mutex> lock(mutex);
@@ -74,6 +74,10 @@ public:
   }
 
   c10::DeleterFnPtr raw_deleter() const override { return &release; }
+
+  void copy_data(void *dest, const void *src, size_t bytes) const override {
+    default_copy_data(dest, src, bytes);
+  }
 
   /// Starts measuring: the peak from here on, above what is held now.
   void startMeasuring() {

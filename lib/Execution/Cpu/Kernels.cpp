@@ -312,7 +312,8 @@ std::optional<Tensors> KernelRunner::normalization() {
   return llvm::TypeSwitch<Operation *, std::optional<Tensors>>(op)
       .Case([&](nn::BatchNormOp o) {
         // Without running statistics: batch statistics only.
-        // (LibTorch 1.13 has no CPU kernel for native_batch_norm.out.)
+        // (The functional kernel: native_batch_norm.out had no CPU kernel in
+        // LibTorch 1.13.)
         auto [result, mean, invstd] = at::native_batch_norm(
             in[0], in[1], in[2], c10::nullopt, c10::nullopt,
             /*training=*/true, /*momentum=*/0.0, o.getEps().convertToDouble());

@@ -38,8 +38,8 @@ NodeConverter::convertTensorOp(Node *node, llvm::StringRef kind) {
       kind == "aten::div" || kind == "aten::rsub")
     return convertBinary(node, kind);
   if (kind == "aten::view" || kind == "aten::reshape" ||
-      kind == "aten::flatten" || kind == "aten::unsqueeze" ||
-      kind == "aten::squeeze")
+      kind == "aten::flatten" || kind == "aten::unflatten" ||
+      kind == "aten::unsqueeze" || kind == "aten::squeeze")
     return convertReshape(node);
   if (kind == "aten::transpose")
     return convertTranspose(node, /*isT=*/false);

@@ -242,9 +242,9 @@ c10::optional<jit::Stack> torchscript::runOnExamples(jit::Node *node,
   return stack;
 }
 
-/// The result type of the two heavy ops that LibTorch 1.13 cannot run on
-/// the meta device (convolution and batch norm), from their shape rules, so
-/// that they never run on zeros of the real size: the output of a 2-D
+/// The result type of the two heavy ops that LibTorch (1.13 at least) cannot
+/// run on the meta device (convolution and batch norm), from their shape
+/// rules, so that they never run on zeros of the real size: the output of a 2-D
 /// convolution is floor((in + 2 pad - dil (k - 1) - 1) / stride) + 1 per
 /// spatial dimension; batch norm keeps its input's type.
 static bool inferConvolutionOrNormShape(jit::Node *node) {

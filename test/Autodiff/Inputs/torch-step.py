@@ -1,4 +1,4 @@
-#!/usr/bin/python3
+#!/usr/bin/env python3
 """torch-step.py - PyTorch's own training step of a TorchScript model, as .npy.
 
   torch-step.py MODEL.pt OUTDIR --input-shape 4x3x32x32xf32 [...]

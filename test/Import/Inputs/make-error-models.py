@@ -1,4 +1,4 @@
-#!/usr/bin/python3
+#!/usr/bin/env python3
 """make-error-models.py OUTDIR - TorchScript models that remat-import rejects.
 
 Each is a small scripted module whose forward takes one 2x4 float input
@@ -57,10 +57,11 @@ class Labels(nn.Module):
 
 class ReversedHardtanh(nn.Module):
     """Bounds that PyTorch takes (every element becomes max_val) but that
-    are most likely a mistake: nn.Hardtanh itself rejects them."""
+    are most likely a mistake: nn.Hardtanh and, since PyTorch 2.x,
+    F.hardtanh reject them before the op runs; the op itself does not."""
 
     def forward(self, x):
-        return F.hardtanh(x, 2.0, -1.0)
+        return torch.ops.aten.hardtanh(x, 2.0, -1.0)
 
 
 class WritesReadView(nn.Module):

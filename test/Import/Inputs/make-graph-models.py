@@ -1,4 +1,4 @@
-#!/usr/bin/python3
+#!/usr/bin/env python3
 """make-graph-models.py OUTDIR - models whose forward the importer must
 prepare before it converts: in-place ops, Python lists, checks and
 constants. Each is saved scripted and traced (NAME.scripted.pt,

@@ -1,4 +1,4 @@
-#!/usr/bin/python3
+#!/usr/bin/env python3
 """make-list-models.py OUTDIR - models of the ops that return or rebuild
 tensor lists and layouts, saved scripted and traced.
 

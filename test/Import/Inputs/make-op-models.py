@@ -1,9 +1,10 @@
-#!/usr/bin/python3
+#!/usr/bin/env python3
 """make-op-models.py OUTDIR - models that reach the importer's other ops.
 
   ops.{scripted,traced}.pt       pooling, upsampling, activations, slicing,
                                  concatenation, broadcasting, reductions,
-                                 fills and softmaxes on a 2x3x8x8 input
+                                 fills, softmaxes, flatten and unflatten on
+                                 a 2x3x8x8 input
   dropout.{scripted,traced}.pt   dropout, which becomes nn.dropout with a
                                  seed argument (its mask is remat's, so it is
                                  not compared with PyTorch's)
@@ -49,7 +50,7 @@ class Ops(nn.Module):
         z = self.norm(z + row.expand_as(z)) / 3.0
         w = torch.ones_like(z) + 1 - z
         pooled = b.sum(dim=[2, 3]) + torch.log_softmax(a.mean(dim=(2, 3)), 1)
-        logits = torch.softmax(w.flatten(1), dim=-1).reshape(2, 4, 64)
+        logits = torch.softmax(w.flatten(1), dim=-1).unflatten(1, (4, 64))
         return logits.transpose(1, 2).mean(), pooled
 
 

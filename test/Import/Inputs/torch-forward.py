@@ -1,4 +1,4 @@
-#!/usr/bin/python3
+#!/usr/bin/env python3
 """torch-forward.py - PyTorch's own forward of a TorchScript model, as .npy.
 
   torch-forward.py MODEL.pt OUTDIR --input-shape 4x3x32x32xf32 [...]

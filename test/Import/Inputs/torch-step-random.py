@@ -1,4 +1,4 @@
-#!/usr/bin/python3
+#!/usr/bin/env python3
 """torch-step-random.py - PyTorch's training step of a make-op-models.py model
 whose random ops draw remat's samples.
 

@@ -1,4 +1,4 @@
-#!/usr/bin/python3
+#!/usr/bin/env python3
 """emulate.py - builds a CPU emulation of an emitted CUDA step (test only).
 
   emulate.py STEP.cu -o BINARY [--cxx CXX] [-- EXTRA_FLAGS...]

@@ -1,4 +1,4 @@
-#!/usr/bin/python3
+#!/usr/bin/env python3
 """train-step.py - the state of Inputs/train-step.mlir over steps (test only).
 
   train-step.py inputs DIR STEPS   writes the step's arguments to DIR: a batch
