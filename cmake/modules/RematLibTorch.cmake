@@ -15,6 +15,15 @@ if(Torch_DIR)
   # find_library in TorchConfig searches the prefix path before the system.
   list(PREPEND CMAKE_PREFIX_PATH "${remat_torch_root}/share/cmake" "${remat_torch_root}")
 endif()
+# The package enables CUDA (the wheel is a CUDA build), giving nvcc the C++
+# compiler as its host compiler when that is clang; nvcc takes no clang newer
+# than 20 (the sanitized build uses clang 22). remat compiles nothing for CUDA
+# through it, so nvcc gets g++ here, which stays once the language is enabled.
+if(CMAKE_CXX_COMPILER_ID MATCHES "Clang" AND NOT CMAKE_CUDA_COMPILER_LOADED)
+  find_program(REMAT_CUDA_HOST_COMPILER g++ REQUIRED)
+  set(CMAKE_CUDA_HOST_COMPILER "${REMAT_CUDA_HOST_COMPILER}")
+  enable_language(CUDA)
+endif()
 find_package(Torch REQUIRED CONFIG)
 get_filename_component(remat_torch_root "${Torch_DIR}/../../.." ABSOLUTE)
 message(STATUS "Using LibTorch ${Torch_VERSION} from ${remat_torch_root}")
