@@ -2,7 +2,8 @@
 """zoo_check.py - torchvision's classification models through remat, checked against PyTorch.
 
   zoo_check.py [--models=a,b,...|--all] [--bin-dir DIR] [--work-dir DIR]
-               [--json FILE] [--allow-failures] [--keep] [--forms traced,scripted]
+               [--json FILE] [--allow-failures] [--keep]
+               [--forms traced,scripted,exported]
   zoo_check.py --self-test [--bin-dir DIR] [--work-dir DIR]
 
 For each model (default: the 22 below; --all: every model of
@@ -12,9 +13,11 @@ drawn by torch.manual_seed(0):
 
  1. export: torch.jit.trace and torch.jit.script of the model in training
     mode (a model torch.jit.script rejects gets the row "not scriptable",
-    which is not a failure); the saved module's buffers are those of the
-    model before tracing ran its forward;
- 2. import: remat-import MODEL.pt --input-shape=2x3xSxSxf32 (timed);
+    which is not a failure), and torch.export.export in training mode,
+    saved by torch.export.save; the saved buffers are those of the model
+    before tracing ran its forward;
+ 2. import: remat-import MODEL.pt --input-shape=2x3xSxSxf32 (timed; a
+    .pt2 program takes the same shape, to which it is specialized);
  3. autodiff: remat-opt --remat-autodiff=loss=cross-entropy;
  4. run: remat-run STEP.mlir --inputs DIR, where DIR holds x (normal(0, 1)
     from a seeded torch generator), labels (uniform below 10) and one value
@@ -324,7 +327,8 @@ def fp64_references(name, x, labels, seeds, perturbations=2):
 # --- one model --------------------------------------------------------------
 
 def export(name, size, directory, forms):
-    """Saves the traced and scripted modules; returns {form: path or error}."""
+    """Saves the traced and scripted modules and the torch.export program;
+    returns {form: path or error}."""
     x = torch.randn(BATCH, 3, size, size)
     result = {}
     for form in forms:
@@ -332,6 +336,13 @@ def export(name, size, directory, forms):
         state = copy.deepcopy(model.state_dict())
         path = os.path.join(directory, f"{name}.{form}.pt")
         try:
+            if form == "exported":
+                # Training mode; export traces with fake tensors and leaves
+                # the module's buffers as they were.
+                path += "2"
+                torch.export.save(torch.export.export(model, (x,)), path)
+                result[form] = path
+                continue
             with warnings.catch_warnings():  # TracerWarnings of the models
                 warnings.simplefilter("ignore")
                 if form == "traced":
@@ -583,28 +594,33 @@ def op_names(mlir_path):
 
 
 def check_names(rows, directory):
-    """Fails a scripted row whose op names differ from the traced form's:
-    both forms name ops by their module paths."""
-    paths = {form: os.path.join(directory, form, "forward.mlir")
-             for form in ("traced", "scripted")}
+    """Fails a scripted or exported row whose op names differ from the
+    traced form's: every form names ops by their module paths."""
     by_form = {row["form"]: row for row in rows}
-    if not all(form in by_form and by_form[form]["status"] == "pass" and
-               os.path.exists(paths[form]) for form in paths):
+    for form in ("scripted", "exported"):
+        check_form_names(by_form, form, directory)
+
+
+def check_form_names(by_form, form, directory):
+    paths = {f: os.path.join(directory, f, "forward.mlir")
+             for f in ("traced", form)}
+    if not all(f in by_form and by_form[f]["status"] == "pass" and
+               os.path.exists(paths[f]) for f in paths):
         return
-    traced, scripted = op_names(paths["traced"]), op_names(paths["scripted"])
-    row = by_form["scripted"]
-    row["op_names"] = len(scripted)
+    traced, other = op_names(paths["traced"]), op_names(paths[form])
+    row = by_form[form]
+    row["op_names"] = len(other)
     if not traced:
         row["status"], row["stage"] = "fail", "names"
         row["error"] = "no op with a remat.name in the imported forward"
         return
-    if traced == scripted:
+    if traced == other:
         return
-    index = next((i for i, (a, b) in enumerate(zip(traced, scripted))
-                  if a != b), min(len(traced), len(scripted)))
+    index = next((i for i, (a, b) in enumerate(zip(traced, other))
+                  if a != b), min(len(traced), len(other)))
     row["status"], row["stage"] = "fail", "names"
-    row["error"] = (f"op {index}: scripted "
-                    f"'{scripted[index] if index < len(scripted) else '-'}', "
+    row["error"] = (f"op {index}: {form} "
+                    f"'{other[index] if index < len(other) else '-'}', "
                     f"traced '{traced[index] if index < len(traced) else '-'}'")
 
 
@@ -728,7 +744,7 @@ def main():
                         help="all of torchvision.models.list_models()")
     parser.add_argument("--skip", default="",
                         help="comma-separated names to leave out")
-    parser.add_argument("--forms", default="traced,scripted")
+    parser.add_argument("--forms", default="traced,scripted,exported")
     parser.add_argument("--bin-dir", default=os.path.join(REPO, "build", "bin"))
     parser.add_argument("--work-dir", default="")
     parser.add_argument("--keep", action="store_true",

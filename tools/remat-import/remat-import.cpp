@@ -1,10 +1,11 @@
-//===- remat-import.cpp - TorchScript models into the nn dialect ----------===//
+//===- remat-import.cpp - PyTorch models into the nn dialect --------------===//
 //
+//   remat-import MODEL.pt2 [-o MODEL.mlir]
 //   remat-import MODEL.pt --input-shape=31x3x224x224xf32 [...] -o MODEL.mlir
 //                [--weights=DIR] [--function-name=NAME]
 //
-// Imports the forward method of a module saved by torch.jit.save (scripted
-// or traced) as one nn function, in training mode, with every parameter and
+// Imports a program saved by torch.export.save, or the forward method of a
+// module saved by torch.jit.save (scripted or traced), as one nn function, in training mode, with every parameter and
 // buffer a named argument, and writes the weights as a directory of
 // <argument name>.npy files that the function's `remat.weights` names
 // (MODEL.mlir.weights beside the output, or --weights). Nothing is written
@@ -41,7 +42,7 @@ static cl::OptionCategory &getToolCategory() {
 }
 
 static cl::opt<std::string> modelFile(cl::Positional, cl::Required,
-                                      cl::desc("<model.pt>"),
+                                      cl::desc("<model.pt2 | model.pt>"),
                                       cl::cat(getToolCategory()));
 static cl::opt<std::string>
     outputFile("o", cl::init("-"),
@@ -49,7 +50,8 @@ static cl::opt<std::string>
                cl::value_desc("filename"), cl::cat(getToolCategory()));
 static cl::list<std::string> inputShapes(
     "input-shape", cl::CommaSeparated,
-    cl::desc("Full type of each input of forward, in order, batch included "
+    cl::desc("Full type of each input of forward, in order, batch included; "
+             "for a .pt2 program optional, and then its exported shapes "
              "(31x3x224x224xf32, 31xi64)"),
     cl::cat(getToolCategory()));
 static cl::opt<std::string>
@@ -87,7 +89,9 @@ static int runTool(int argc, char **argv) {
       getToolCategory());
   cl::HideUnrelatedOptions(getToolCategory());
   cl::ParseCommandLineOptions(
-      argc, argv, "remat-import: a TorchScript model as an nn function\n");
+      argc, argv,
+      "remat-import: a torch.export program or a TorchScript model as an nn "
+      "function\n");
   if (outputFile == "-" && weightsOption.empty())
     return fail("writing the MLIR to stdout needs --weights=DIR for the "
                 "weights");

@@ -315,13 +315,10 @@ bool torchscript::foldConstantSubgraphs(jit::Graph &graph) {
   return ConstantSubgraphFolder(graph).run();
 }
 
-void torchscript::materializeConstants(jit::Graph &graph, jit::Module &module,
-                                       PreparedGraph &prepared) {
-  std::set<std::string> taken;
-  for (const auto &parameter : module.named_parameters(/*recurse=*/true))
-    taken.insert(parameter.name);
-  for (const auto &buffer : module.named_buffers(/*recurse=*/true))
-    taken.insert(buffer.name);
+void torchscript::materializeConstants(
+    jit::Graph &graph, const std::set<std::string> &modelTensorNames,
+    PreparedGraph &prepared) {
+  std::set<std::string> taken = modelTensorNames;
   for (const LiftedTensor &lifted : prepared.lifted)
     taken.insert(lifted.name);
   std::vector<jit::Node *> constants;
@@ -338,6 +335,8 @@ void torchscript::materializeConstants(jit::Graph &graph, jit::Module &module,
     jit::Node *reader = node->output()->uses().front().user;
     if (!node->callstack() && reader->callstack())
       node->setCallStack(*reader->callstack());
+    if (getModulePath(node).empty())
+      node->setScope(reader->scope());
     jit::Value *replacement;
     if (tensor.is_floating_point() && tensor.numel() > 0 &&
         tensor.eq(tensor.flatten()[0]).all().item<bool>()) {

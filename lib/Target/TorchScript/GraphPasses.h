@@ -20,6 +20,7 @@
 #include <torch/script.h>
 
 #include <memory>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -96,10 +97,12 @@ bool foldConstantSubgraphs(torch::jit::Graph &graph);
 /// Replaces each constant tensor of rank 1 and more that an op reads: by
 /// `aten::full` (nn.full) when it is a floating-point tensor of one value,
 /// else by a new `buffer` argument named after the module whose code
-/// computed it (`features.1.1.attn.constant`), whose value goes into the
-/// weights directory. (Constants of rank 0 stay: the converter reads them
+/// computed it (`features.1.1.attn.constant`; not one of
+/// `modelTensorNames`, the model's parameters and buffers), whose value
+/// goes into the weights directory. (Constants of rank 0 stay: the converter reads them
 /// as numbers.)
-void materializeConstants(torch::jit::Graph &graph, torch::jit::Module &module,
+void materializeConstants(torch::jit::Graph &graph,
+                          const std::set<std::string> &modelTensorNames,
                           PreparedGraph &prepared);
 
 } // namespace mlir::remat::torchscript

@@ -15,10 +15,23 @@ using namespace mlir::remat;
 using namespace mlir::remat::torchscript;
 namespace jit = torch::jit;
 
+/// The scope name prefix of setModulePath's marks.
+static constexpr llvm::StringLiteral kModulePathScope = "remat.module:";
+
+void torchscript::setModulePath(jit::Node *node, const std::string &path) {
+  node->setScope(c10::make_intrusive<jit::Scope>()->push(
+      c10::Symbol::scope(kModulePathScope.str() + path)));
+}
+
 std::string torchscript::getModulePath(const jit::Node *node) {
   c10::optional<jit::InlinedCallStackPtr> callstack = node->callstack();
-  if (!callstack)
-    return "";
+  if (!callstack) {
+    // (jit::Node::scope has no const overload; it only reads.)
+    jit::ScopePtr scope = const_cast<jit::Node *>(node)->scope();
+    llvm::StringRef name =
+        scope && !scope->isRoot() ? scope->name().toUnqualString() : "";
+    return name.consume_front(kModulePathScope) ? name.str() : "";
+  }
   std::vector<std::string> names;
   for (const jit::InlinedCallStackEntry &entry : (*callstack)->vec()) {
     const c10::optional<jit::ModuleInstanceInfo> &info = std::get<2>(entry);

@@ -28,6 +28,7 @@
 #include <map>
 #include <numeric>
 #include <optional>
+#include <set>
 #include <sstream>
 #include <unordered_map>
 
@@ -71,9 +72,7 @@ Type torchscript::getElementType(MLIRContext *context, c10::ScalarType type) {
   }
 }
 
-/// The ATen scalar type of an nn element type (the inverse of
-/// getElementType).
-static std::optional<c10::ScalarType> getScalarType(Type type) {
+std::optional<c10::ScalarType> torchscript::getScalarType(Type type) {
   if (type.isF32())
     return c10::ScalarType::Float;
   if (type.isF64())
@@ -415,6 +414,7 @@ static LogicalResult setInputTypes(jit::Graph &graph,
         *scalarType, at::kCPU, sizes));
   }
   prepared.inputNames = std::move(names);
+  prepared.inputTypes.assign(inputTypes.begin(), inputTypes.end());
   return success();
 }
 
@@ -468,6 +468,29 @@ static void sortLifted(jit::Module &module, PreparedGraph &prepared) {
   prepared.lifted = std::move(sorted);
 }
 
+LogicalResult torchscript::finishPreparation(
+    PreparedGraph &prepared, const std::set<std::string> &modelTensorNames,
+    Location fileLoc) {
+  jit::Graph &graph = *prepared.graph;
+  foldToFixpoint(prepared.graph);
+  functionalize(prepared.graph);
+  jit::LowerAllTuples(prepared.graph);
+  foldToFixpoint(prepared.graph);
+  if (foldConstantSubgraphs(graph))
+    foldToFixpoint(prepared.graph);
+  // In-place ops in branches that folded only after the tuples were lowered.
+  functionalize(prepared.graph);
+  if (failed(removeMutation(prepared.graph, prepared, fileLoc)))
+    return failure();
+  materializeConstants(graph, modelTensorNames, prepared);
+  dropNoneResults(graph);
+  dropUnusedLifted(graph, prepared);
+  if (failed(checkStraightLine(graph, fileLoc)) ||
+      failed(checkShapes(graph, fileLoc)))
+    return failure();
+  return success();
+}
+
 FailureOr<PreparedGraph>
 torchscript::prepareGraph(jit::Module &module,
                           ArrayRef<RankedTensorType> inputTypes,
@@ -488,22 +511,13 @@ torchscript::prepareGraph(jit::Module &module,
   if (failed(lifter.run(module._ivalue())))
     return failure();
 
-  foldToFixpoint(prepared.graph);
-  functionalize(prepared.graph);
-  jit::LowerAllTuples(prepared.graph);
-  foldToFixpoint(prepared.graph);
-  if (foldConstantSubgraphs(graph))
-    foldToFixpoint(prepared.graph);
-  // In-place ops in branches that folded only after the tuples were lowered.
-  functionalize(prepared.graph);
-  if (failed(removeMutation(prepared.graph, prepared, fileLoc)))
+  std::set<std::string> modelTensorNames;
+  for (const auto &parameter : module.named_parameters(/*recurse=*/true))
+    modelTensorNames.insert(parameter.name);
+  for (const auto &buffer : module.named_buffers(/*recurse=*/true))
+    modelTensorNames.insert(buffer.name);
+  if (failed(finishPreparation(prepared, modelTensorNames, fileLoc)))
     return failure();
-  materializeConstants(graph, module, prepared);
-  dropNoneResults(graph);
-  dropUnusedLifted(graph, prepared);
   sortLifted(module, prepared);
-  if (failed(checkStraightLine(graph, fileLoc)) ||
-      failed(checkShapes(graph, fileLoc)))
-    return failure();
   return prepared;
 }

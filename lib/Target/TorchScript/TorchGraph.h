@@ -18,6 +18,8 @@
 #include <torch/script.h>
 
 #include <memory>
+#include <optional>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -39,6 +41,8 @@ struct PreparedGraph {
   /// The graph's inputs are the model's inputs, named by `inputNames`, then
   /// one input per entry of `lifted`, in order.
   std::vector<std::string> inputNames;
+  /// The full type of each model input.
+  std::vector<RankedTensorType> inputTypes;
   std::vector<LiftedTensor> lifted;
 };
 
@@ -52,8 +56,27 @@ FailureOr<PreparedGraph> prepareGraph(torch::jit::Module &module,
                                       StringRef inputTypesOption,
                                       Location fileLoc);
 
+/// Prepares a graph whose inputs are typed and whose parameters and buffers
+/// are already lifted (`prepared`'s fields are set): folds shapes and control
+/// flow, removes mutation, lifts constant tensors (named apart from
+/// `modelTensorNames`, the model's parameters and buffers) and checks that
+/// the graph is straight-line code with full shapes. prepareGraph ends with
+/// it; so does the import of a torch.export program.
+LogicalResult finishPreparation(PreparedGraph &prepared,
+                                const std::set<std::string> &modelTensorNames,
+                                Location fileLoc);
+
+/// Marks `node` as computed by the module at `path` ("layer1.0.conv1"), for
+/// graphs built without TorchScript's inlined call stacks (a torch.export
+/// program's); getModulePath reads it. Kept through copyMetadata.
+void setModulePath(torch::jit::Node *node, const std::string &path);
+
 /// The MLIR element type of a tensor of `type`, or null when nn has none.
 Type getElementType(MLIRContext *context, c10::ScalarType type);
+
+/// The ATen scalar type of an nn element type (the inverse of
+/// getElementType), or nothing.
+std::optional<c10::ScalarType> getScalarType(Type type);
 
 } // namespace mlir::remat::torchscript
 

@@ -8,6 +8,7 @@
 
 #include "remat/Target/TorchScript/TorchScriptImport.h"
 
+#include "ExportedProgram.h"
 #include "NodeConverter.h"
 
 #include "remat/Dialect/NN/IR/NNDialect.h"
@@ -18,6 +19,8 @@
 #include "mlir/IR/Verifier.h"
 #include "llvm/ADT/StringSet.h"
 #include "llvm/Support/FileSystem.h"
+
+#include <caffe2/serialize/inline_container.h>
 
 #include <cstring>
 #include <map>
@@ -77,7 +80,7 @@ Value FunctionAssembler::addArgument(Type type, llvm::StringRef name,
 
 LogicalResult FunctionAssembler::addArguments() {
   for (auto [name, type] :
-       llvm::zip_equal(prepared.inputNames, options.inputTypes))
+       llvm::zip_equal(prepared.inputNames, prepared.inputTypes))
     addArgument(type, name, ArgumentRole::Input);
   for (const LiftedTensor &lifted : prepared.lifted) {
     Type elementType =
@@ -253,10 +256,8 @@ static std::string getMessage(const std::exception &error) {
 }
 
 static FailureOr<TorchScriptImport>
-importLoaded(jit::Module &module, const TorchScriptImportOptions &options,
-             Location fileLoc) {
-  FailureOr<PreparedGraph> prepared =
-      prepareGraph(module, options.inputTypes, options.inputTypesOption, fileLoc);
+importPrepared(FailureOr<PreparedGraph> prepared,
+               const TorchScriptImportOptions &options, Location fileLoc) {
   if (failed(prepared))
     return failure();
   FunctionAssembler assembler(*prepared, fileLoc, options);
@@ -284,16 +285,41 @@ remat::importTorchScript(llvm::StringRef path,
   if (!llvm::sys::fs::is_regular_file(path))
     return emitError(fileLoc) << "cannot read '" << path
                               << "': no such file";
+  // Both kinds of file are zip archives; a torch.export program's holds its
+  // graph as JSON under models/.
+  std::unique_ptr<caffe2::serialize::PyTorchStreamReader> archive;
+  try {
+    archive =
+        std::make_unique<caffe2::serialize::PyTorchStreamReader>(path.str());
+  } catch (const std::exception &) {
+    // Not an archive: jit::load says so below.
+  }
+  if (archive && isExportedProgram(*archive)) {
+    try {
+      return importPrepared(
+          prepareExportedProgram(*archive, options.inputTypes,
+                                 options.inputTypesOption, fileLoc),
+          options, fileLoc);
+    } catch (const std::exception &error) {
+      return emitError(fileLoc) << "LibTorch failed while importing: "
+                                << getMessage(error);
+    }
+  }
+  archive.reset();
+
   jit::Module module;
   try {
     module = jit::load(path.str());
   } catch (const std::exception &error) {
     return emitError(fileLoc) << "cannot load '" << path
-                              << "' as a TorchScript module: "
+                              << "' as a TorchScript module or a "
+                                 "torch.export program: "
                               << getMessage(error);
   }
   try {
-    return importLoaded(module, options, fileLoc);
+    return importPrepared(prepareGraph(module, options.inputTypes,
+                                       options.inputTypesOption, fileLoc),
+                          options, fileLoc);
   } catch (const std::exception &error) {
     return emitError(fileLoc) << "LibTorch failed while importing: "
                               << getMessage(error);

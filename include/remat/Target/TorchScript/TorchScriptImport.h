@@ -1,11 +1,12 @@
 //===- TorchScriptImport.h - TorchScript models as nn functions -*- C++ -*-===//
 //
-// Imports a module saved by torch.jit.save (scripted or traced) as one
-// forward function in the nn dialect: the module stays in training mode,
-// every parameter and buffer becomes a named function argument, shapes come
-// from the caller's full input types, and ATen ops become nn ops. This
-// header is LibTorch-free; the library behind it is one of the two that
-// include LibTorch.
+// Imports a program saved by torch.export.save (a PT2 archive of a
+// training-mode torch.export.export) or a module saved by torch.jit.save
+// (scripted or traced) as one forward function in the nn dialect: the model
+// stays in training mode, every parameter and buffer becomes a named
+// function argument, shapes come from the program or from the caller's full
+// input types, and ATen ops become nn ops. This header is LibTorch-free; the
+// library behind it is one of the two that include LibTorch.
 //
 //===----------------------------------------------------------------------===//
 
@@ -25,7 +26,7 @@ namespace mlir::remat {
 
 struct TorchScriptImportOptions {
   /// One full type per input of the model's forward, batch included, in
-  /// the order of forward's parameters.
+  /// the order of forward's parameters (optional for a torch.export program).
   std::vector<RankedTensorType> inputTypes;
   /// The option that gave inputTypes, as diagnostics name it.
   std::string inputTypesOption = "--input-shape";
@@ -61,7 +62,10 @@ struct TorchScriptImport {
   std::vector<ImportedOpOrigin> opOrigins;
 };
 
-/// Loads the TorchScript file at `path` and imports its `forward` method.
+/// Loads the file at `path`, a torch.export program (.pt2) or a TorchScript
+/// module, and imports the program or the module's `forward` method. A
+/// program's inputs have the exported shapes: `inputTypes` may be empty, and
+/// must otherwise equal them.
 /// The function's results are the forward's tensor outputs (`output`, or
 /// `output.K`), then each batch-norm running statistic the step updates
 /// (`<buffer>.new`). Emits errors with the TorchScript source location of the
