@@ -80,6 +80,10 @@ private:
   FailureOr<jit::Value *> convertArgument(const json &argument,
                                           const c10::Argument &formal,
                                           const std::string &opName);
+  FailureOr<jit::Value *> convertConstantArgument(const std::string &kind,
+                                                  const json &value,
+                                                  const c10::Argument &formal,
+                                                  const std::string &opName);
   LogicalResult mapOutputs(const json &node, jit::Node *created,
                            const std::string &opName);
   LogicalResult addOutputs(const json &signature);
@@ -390,12 +394,13 @@ static double getFloat(const json &value) {
   std::string text = value.get<std::string>();
   if (text == "NaN")
     return std::numeric_limits<double>::quiet_NaN();
-  return text.front() == '-' ? -std::numeric_limits<double>::infinity()
-                             : std::numeric_limits<double>::infinity();
+  return llvm::StringRef(text).starts_with("-")
+             ? -std::numeric_limits<double>::infinity()
+             : std::numeric_limits<double>::infinity();
 }
 
-/// The value of one argument of a node, as the op's schema takes it; null
-/// (after an error) when the importer cannot take it.
+/// The value of one argument of a node, as the op's schema takes it, or
+/// failure (after an error) when the importer cannot take it.
 FailureOr<jit::Value *>
 ProgramReader::convertArgument(const json &argument,
                                const c10::Argument &formal,
@@ -435,6 +440,18 @@ ProgramReader::convertArgument(const json &argument,
                                    : c10::OptionalType::ofTensor();
     return graph.insertNode(graph.createList(elementType, elements))->output();
   }
+  return convertConstantArgument(kind, value, formal, opName);
+}
+
+/// The constant of an argument that is no tensor.
+FailureOr<jit::Value *> ProgramReader::convertConstantArgument(
+    const std::string &kind, const json &value, const c10::Argument &formal,
+    const std::string &opName) {
+  jit::Graph &graph = *prepared.graph;
+  auto fail = [&](llvm::StringRef why) -> FailureOr<jit::Value *> {
+    return emitError(loc) << "argument '" << formal.name() << "' of '" << opName
+                          << "' " << why;
+  };
   if (kind == "as_int" || kind == "as_sym_int") {
     json number = kind == "as_int"    ? value
                   : value.is_object() ? value.value("as_int", json())
