@@ -1,8 +1,9 @@
 #!/usr/bin/env python3
-"""make-models.py - writes the example and test models as TorchScript files.
+"""make-models.py - writes the example and test models as torch.export programs and TorchScript files.
 
-Each model is saved twice, scripted (torch.jit.script) and traced
-(torch.jit.trace), in training mode, with weights initialised from a fixed
+Each model is saved three times, as a torch.export program
+(torch.export.export at the example input's shape, torch.export.save),
+scripted (torch.jit.script) and traced (torch.jit.trace), in training mode, with weights initialised from a fixed
 torch seed (nothing is downloaded):
 
   neta         NetA: eight conv3x3-BatchNorm-ReLU blocks (3->64 ... 512->512,
@@ -34,7 +35,8 @@ torch seed (nothing is downloaded):
                for tests.
 
 Usage: make-models.py OUTDIR [--models a,b,...] [--gpt-layers L ...]
-Writes OUTDIR/<model>.scripted.pt and OUTDIR/<model>.traced.pt. The default
+Writes OUTDIR/<model>.pt2, OUTDIR/<model>.scripted.pt and
+OUTDIR/<model>.traced.pt. The default
 is every model but gpt (98M parameters: 390 MB a file) and resnet50 (94 MB a
 file); name them in --models.
 Run with .venv/bin/python (the project environment: scripts/setup-python.sh).
@@ -234,6 +236,10 @@ def save(name, outdir):
     model = make_model().train()
     torch.jit.script(model).save(os.path.join(outdir, name + ".scripted.pt"))
     example = make_input()
+    # The torch.export program, at the example's shapes (export does not run
+    # the model, so its state stays as it is).
+    torch.export.save(torch.export.export(model, (example,)),
+                      os.path.join(outdir, name + ".pt2"))
     # Tracing runs the model once: keep its batch-norm running statistics
     # out of the saved weights, so both files hold the same state.
     state = {k: v.clone() for k, v in model.state_dict().items()}
