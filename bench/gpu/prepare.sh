@@ -38,7 +38,7 @@ usage() {
 ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
 HERE="$ROOT/bench/gpu"
 BIN=${REMAT_BIN:-$ROOT/build/bin}
-PYTHON=${PYTHON:-.venv/bin/python}
+PYTHON=${PYTHON:-$ROOT/.venv/bin/python}
 
 OUT="" SMALL=0 SEED=0 ONLY=""
 for arg in "$@"; do
