@@ -174,6 +174,14 @@ static std::string getString(const json &object, const char *key) {
   return it != object.end() && it->is_string() ? it->get<std::string>() : "";
 }
 
+/// The tag of a tagged union as torch.export writes one ({"as_int": 3}:
+/// "as_int"), or "" where `tagged` is no object with an entry.
+static std::string getKind(const json &tagged) {
+  if (!tagged.is_object() || tagged.empty())
+    return "";
+  return tagged.begin().key();
+}
+
 FailureOr<at::Tensor> ProgramReader::readTensor(const json &entry,
                                                 StringRef directory,
                                                 const std::string &name) {
@@ -327,7 +335,7 @@ LogicalResult ProgramReader::addInputs(const json &signature,
       name = spec["tensor_constant"].at("tensor_constant_name");
     } else {
       return emitError(fileLoc)
-             << "the program takes an input of kind '" << spec.begin().key()
+             << "the program takes an input of kind '" << getKind(spec)
              << "'; the importer takes tensors, parameters, "
                 "buffers and tensor constants";
     }
@@ -406,7 +414,10 @@ ProgramReader::convertArgument(const json &argument,
                                const c10::Argument &formal,
                                const std::string &opName) {
   jit::Graph &graph = *prepared.graph;
-  const std::string kind = argument.begin().key();
+  const std::string kind = getKind(argument);
+  if (kind.empty())
+    return emitError(loc) << "argument '" << formal.name() << "' of '" << opName
+                          << "' is not a tagged value";
   const json &value = argument.begin().value();
   auto fail = [&](llvm::StringRef why) -> FailureOr<jit::Value *> {
     return emitError(loc) << "argument '" << formal.name() << "' of '" << opName
@@ -605,7 +616,7 @@ LogicalResult ProgramReader::mapOutputs(const json &node, jit::Node *created,
                           << outputs.size();
   for (auto [index, output] : llvm::enumerate(outputs)) {
     jit::Value *result = created->output(index);
-    const std::string kind = output.begin().key();
+    const std::string kind = getKind(output);
     if (kind == "as_tensor") {
       values[output["as_tensor"].at("name")] = result;
     } else if (kind == "as_tensors") {
@@ -669,7 +680,7 @@ LogicalResult ProgramReader::addOutputs(const json &signature) {
   for (const json &spec : signature.at("output_specs")) {
     if (!spec.contains("user_output"))
       return emitError(fileLoc)
-             << "the program has an output of kind '" << spec.begin().key()
+             << "the program has an output of kind '" << getKind(spec)
              << "'; the importer takes the training IR of "
                 "torch.export.export, whose outputs are the model's own";
     const json &arg = spec["user_output"].at("arg");
