@@ -113,6 +113,7 @@ private:
   std::optional<Tensors> poolingAndResizing();
   std::optional<Tensors> normalization();
   std::optional<Tensors> shapes();
+  std::optional<Tensors> attention();
   std::optional<Tensors> losses();
   std::optional<Tensors> optimizers();
 
@@ -160,6 +161,10 @@ std::optional<Tensors> KernelRunner::elementwise() {
       })
       .Case([&](nn::DivScalarOp o) {
         return Tensors{at::div(in[0], o.getScalar().convertToDouble())};
+      })
+      .Case([&](nn::PowScalarOp o) {
+        return Tensors{
+            at::pow_out(out(), in[0], o.getScalar().convertToDouble())};
       })
       .Case<nn::DropoutOp, nn::DropoutBackwardOp>([&](auto o) {
         double p = o.getP().convertToDouble();
@@ -419,6 +424,33 @@ std::optional<Tensors> KernelRunner::losses() {
       .Default([](Operation *) { return std::nullopt; });
 }
 
+/// ATen's flash-attention kernels for the CPU: they keep per query only the
+/// log-sum-exp, and take grouped-query heads as they are.
+std::optional<Tensors> KernelRunner::attention() {
+  auto mask = [&](Value value) -> std::optional<at::Tensor> {
+    if (!value)
+      return std::nullopt;
+    return in[op->getNumOperands() - 1];
+  };
+  return llvm::TypeSwitch<Operation *, std::optional<Tensors>>(op)
+      .Case([&](nn::AttentionOp o) {
+        auto [output, logsumexp] =
+            at::_scaled_dot_product_flash_attention_for_cpu(
+                in[0], in[1], in[2], /*dropout_p=*/0.0, o.getIsCausal(),
+                mask(o.getMask()), o.getScale().convertToDouble());
+        return Tensors{output, logsumexp};
+      })
+      .Case([&](nn::AttentionBackwardOp o) {
+        auto [gradQuery, gradKey, gradValue] =
+            at::_scaled_dot_product_flash_attention_for_cpu_backward(
+                in[0], in[1], in[2], in[3], in[4], in[5], /*dropout_p=*/0.0,
+                o.getIsCausal(), mask(o.getMask()),
+                o.getScale().convertToDouble());
+        return Tensors{gradQuery, gradKey, gradValue};
+      })
+      .Default([](Operation *) { return std::nullopt; });
+}
+
 std::optional<Tensors> KernelRunner::optimizers() {
   return llvm::TypeSwitch<Operation *, std::optional<Tensors>>(op)
       .Case([&](nn::SgdOp o) {
@@ -469,7 +501,8 @@ FailureOr<Tensors> KernelRunner::run() {
        {&KernelRunner::elementwise, &KernelRunner::linear,
         &KernelRunner::convolution, &KernelRunner::poolingAndResizing,
         &KernelRunner::normalization, &KernelRunner::shapes,
-        &KernelRunner::losses, &KernelRunner::optimizers})
+        &KernelRunner::attention, &KernelRunner::losses,
+        &KernelRunner::optimizers})
     if (std::optional<Tensors> results = (this->*family)())
       return *results;
   return op->emitOpError("has no CPU kernel in remat-run");

@@ -42,7 +42,7 @@ bool mlir::remat::cuda::isElementwise(Operation *op) {
   return hasTableExpression(op) ||
          isa<nn::GeluOp, nn::GeluBackwardOp, nn::HardtanhOp,
              nn::HardtanhBackwardOp, nn::AddScalarOp, nn::SubScalarOp,
-             nn::MulScalarOp, nn::DivScalarOp, nn::DropoutOp,
+             nn::MulScalarOp, nn::DivScalarOp, nn::PowScalarOp, nn::DropoutOp,
              nn::DropoutBackwardOp, nn::BernoulliOp, nn::FullOp>(op);
 }
 
@@ -147,6 +147,13 @@ static std::string getExpression(Operation *op,
       .Case([&](nn::DivScalarOp o) {
         return "(" + a() + " / " +
                floatLiteral(o.getScalar().convertToDouble()) + ")";
+      })
+      .Case([&](nn::PowScalarOp o) {
+        // x * x for the square, as ATen computes it.
+        double exponent = o.getScalar().convertToDouble();
+        if (exponent == 2.0)
+          return "(" + a() + " * " + a() + ")";
+        return "powf(" + a() + ", " + floatLiteral(exponent) + ")";
       })
       .Case<nn::DropoutOp, nn::DropoutBackwardOp>([&](auto o) {
         // remat-run's mask: element i is kept when uniform(mix(seed), i) >= p;

@@ -34,6 +34,10 @@ using namespace mlir::remat::cuda;
 
 namespace {
 
+/// The largest head dimension of Runtime/AttentionOps.cuh
+/// (kAttentionMaxHeadDim): each thread holds a row of that many floats.
+constexpr int64_t kMaxAttentionHeadDim = 256;
+
 /// Writes the call statements of one op.
 class CallWriter {
 public:
@@ -87,6 +91,9 @@ private:
   LogicalResult writeConvPool();
   LogicalResult writeNormLinear();
   LogicalResult writeLossOptimizer();
+  LogicalResult writeAttention();
+  std::string attentionShape(Value query, Value key, Value mask, bool causal,
+                             double scale);
   LogicalResult writeShapes();
   /// Sends every result that would overwrite an operand unsafely to scratch.
   void planScratch();
@@ -540,6 +547,52 @@ LogicalResult CallWriter::writeShapes() {
       .Default([](Operation *) { return failure(); });
 }
 
+/// The AttentionShape of q [B, Hq, Lq, E] and k [B, Hkv, Lk, E], with the
+/// mask's strides over the scores [B, Hq, Lq, Lk] (0 where it broadcasts).
+std::string CallWriter::attentionShape(Value query, Value key, Value mask,
+                                       bool causal, double scale) {
+  ArrayRef<int64_t> q = getShape(query), k = getShape(key);
+  int64_t strides[4] = {0, 0, 0, 0};
+  if (mask) {
+    ArrayRef<int64_t> m = getShape(mask);
+    int64_t stride = 1;
+    for (int64_t d = int64_t(m.size()) - 1; d >= 0; --d) {
+      strides[4 - m.size() + d] = m[d] == 1 ? 0 : stride;
+      stride *= m[d];
+    }
+  }
+  return llvm::formatv("remat_rt::AttentionShape{{{0}, {1}, {2}, {3}, {4}, "
+                       "{5}, {{{6}, {7}, {8}, {9}}, {10}, {11}f}",
+                       q[0], q[1], k[1], q[2], k[2], q[3], strides[0],
+                       strides[1], strides[2], strides[3],
+                       causal ? "true" : "false",
+                       llvm::format("%.9g", scale))
+      .str();
+}
+
+LogicalResult CallWriter::writeAttention() {
+  return llvm::TypeSwitch<Operation *, LogicalResult>(op)
+      .Case([&](nn::AttentionOp o) {
+        call("attentionForward", in(o.getQuery()), in(o.getKey()),
+             in(o.getValue()), optionalIn(o.getMask()), out(o.getOutput()),
+             out(o.getLogsumexp()),
+             attentionShape(o.getQuery(), o.getKey(), o.getMask(),
+                            o.getIsCausal(), o.getScale().convertToDouble()));
+        return success();
+      })
+      .Case([&](nn::AttentionBackwardOp o) {
+        call("attentionBackward", in(o.getGradOutput()), in(o.getQuery()),
+             in(o.getKey()), in(o.getValue()), in(o.getOutput()),
+             in(o.getLogsumexp()), optionalIn(o.getMask()),
+             out(o.getGradQuery()), out(o.getGradKey()),
+             out(o.getGradValue()),
+             attentionShape(o.getQuery(), o.getKey(), o.getMask(),
+                            o.getIsCausal(), o.getScale().convertToDouble()));
+        return success();
+      })
+      .Default([](Operation *) { return failure(); });
+}
+
 void CallWriter::planScratch() {
   int64_t total = 0;
   for (OpResult result : op->getResults()) {
@@ -568,8 +621,19 @@ LogicalResult CallWriter::write() {
   writer.body() << "  remat_rt::currentOp = " << StepWriter::getOpLabel(op)
                 << ";\n";
   planScratch();
+  if (auto attention = dyn_cast<nn::AttentionOp>(op);
+      attention && getShape(attention.getQuery())[3] > kMaxAttentionHeadDim)
+    return emitOpError(op) << "has a head dimension above "
+                           << kMaxAttentionHeadDim
+                           << ", more than the CUDA runtime's attention takes";
+  if (auto attention = dyn_cast<nn::AttentionBackwardOp>(op);
+      attention && getShape(attention.getQuery())[3] > kMaxAttentionHeadDim)
+    return emitOpError(op) << "has a head dimension above "
+                           << kMaxAttentionHeadDim
+                           << ", more than the CUDA runtime's attention takes";
   if (!(succeeded(writeConvPool()) || succeeded(writeNormLinear()) ||
-        succeeded(writeLossOptimizer()) || succeeded(writeShapes())))
+        succeeded(writeLossOptimizer()) || succeeded(writeAttention()) ||
+        succeeded(writeShapes())))
     return emitOpError(op) << "has no CUDA lowering";
   // Results computed in scratch go into their arguments' buffers, after the
   // call has read the old values.

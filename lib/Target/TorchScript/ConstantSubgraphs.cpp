@@ -315,12 +315,58 @@ bool torchscript::foldConstantSubgraphs(jit::Graph &graph) {
   return ConstantSubgraphFolder(graph).run();
 }
 
+/// Makes each constant list of tensors (constant propagation folds `[idx]`
+/// once idx is a constant) a prim::ListConstruct of tensor constants, which
+/// materializeConstants then gives their arguments.
+static void splitTensorListConstants(jit::Graph &graph) {
+  for (jit::Node *node : getAllNodes(graph)) {
+    if (node->kind() != c10::prim::Constant || !node->output()->hasUses())
+      continue;
+    auto listType = node->output()->type()->cast<c10::ListType>();
+    c10::optional<c10::IValue> value = jit::toIValue(node->output());
+    if (!listType || !value || !value->isList() ||
+        llvm::none_of(value->toListRef(), [](const c10::IValue &element) {
+          return element.isTensor();
+        }))
+      continue;
+    jit::WithInsertPoint insertPoint(node);
+    std::vector<jit::Value *> elements;
+    for (const c10::IValue &element : value->toListRef())
+      elements.push_back(graph.insertConstant(element));
+    jit::Node *list = graph.createList(listType->getElementType(), elements);
+    list->insertBefore(node);
+    list->copyMetadata(node);
+    node->output()->replaceAllUsesWith(list->output());
+  }
+}
+
+void torchscript::foldIntegerBuffers(jit::Graph &graph,
+                                      PreparedGraph &prepared) {
+  size_t first = prepared.inputNames.size();
+  for (size_t i = prepared.lifted.size(); i-- > 0;) {
+    const LiftedTensor &lifted = prepared.lifted[i];
+    if (!lifted.isBuffer || lifted.value.is_floating_point() ||
+        lifted.value.is_complex())
+      continue;
+    jit::Value *input = graph.inputs()[first + i];
+    if (llvm::any_of(input->uses(), [](const jit::Use &use) {
+          return isInPlace(use.user);
+        }))
+      continue;
+    jit::WithInsertPoint insertPoint(graph.block()->nodes().front());
+    input->replaceAllUsesWith(graph.insertConstant(lifted.value.clone()));
+    graph.eraseInput(first + i);
+    prepared.lifted.erase(prepared.lifted.begin() + i);
+  }
+}
+
 void torchscript::materializeConstants(
     jit::Graph &graph, const std::set<std::string> &modelTensorNames,
     PreparedGraph &prepared) {
   std::set<std::string> taken = modelTensorNames;
   for (const LiftedTensor &lifted : prepared.lifted)
     taken.insert(lifted.name);
+  splitTensorListConstants(graph);
   std::vector<jit::Node *> constants;
   for (jit::Node *node : getAllNodes(graph))
     if (node->kind() == c10::prim::Constant && node->output()->hasUses() &&

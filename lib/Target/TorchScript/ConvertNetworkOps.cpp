@@ -2,7 +2,7 @@
 //
 // Convolutions (scripted `aten::conv2d` and the `aten::_convolution` of
 // traced graphs), batch and layer norm, pooling, upsampling, linear and
-// matmul, embedding, softmax, cross entropy, and the random ops (dropout,
+// matmul, embedding, softmax, attention, cross entropy, and the random ops (dropout,
 // Bernoulli samples).
 //
 //===----------------------------------------------------------------------===//
@@ -12,6 +12,10 @@
 #include "remat/Dialect/NN/IR/NNOps.h"
 
 #include "llvm/ADT/StringSwitch.h"
+#include "llvm/Support/Format.h"
+#include "llvm/Support/FormatVariadic.h"
+
+#include <cmath>
 
 using namespace mlir;
 using namespace mlir::remat;
@@ -47,12 +51,16 @@ NodeConverter::convertNetworkOp(Node *node, llvm::StringRef kind) {
     return convertLinear(node);
   if (kind == "aten::matmul" || kind == "aten::mm" || kind == "aten::bmm")
     return convertMatmul(node);
+  if (kind == "aten::addmm")
+    return convertAddmm(node);
   if (kind == "aten::embedding")
     return convertEmbedding(node);
   if (kind == "aten::softmax" || kind == "aten::_softmax")
     return convertSoftmax(node, /*logarithmic=*/false);
   if (kind == "aten::log_softmax" || kind == "aten::_log_softmax")
     return convertSoftmax(node, /*logarithmic=*/true);
+  if (kind == "aten::scaled_dot_product_attention")
+    return convertAttention(node);
   if (kind == "aten::cross_entropy_loss")
     return convertCrossEntropy(node);
   if (kind == "aten::dropout")
@@ -286,6 +294,29 @@ LogicalResult NodeConverter::convertMatmul(Node *node) {
   return success();
 }
 
+LogicalResult NodeConverter::convertAddmm(Node *node) {
+  // addmm(self, mat1, mat2, *, beta=1, alpha=1): self + mat1 @ mat2, as
+  // Hugging Face's Conv1D (GPT-2) computes its layers. A matmul, then the
+  // broadcast add of the bias.
+  FailureOr<Value> bias = getTensor(node, 0);
+  FailureOr<Value> lhs = getTensor(node, 1);
+  FailureOr<Value> rhs = getTensor(node, 2);
+  FailureOr<double> beta = getDouble(node, 3);
+  FailureOr<double> alpha = getDouble(node, 4);
+  FailureOr<RankedTensorType> type = getResultType(node);
+  if (failed(bias) || failed(lhs) || failed(rhs) || failed(beta) ||
+      failed(alpha) || failed(type))
+    return failure();
+  if (*beta != 1.0)
+    return emitInputError(node, 3) << "is not supported (only 1)";
+  if (*alpha != 1.0)
+    return emitInputError(node, 4) << "is not supported (only 1)";
+  auto product = nn::MatmulOp::create(builder, loc, *type, *lhs, *rhs);
+  createdOps.push_back({product, getModulePath(node)});
+  finish(node, nn::AddOp::create(builder, loc, *type, product, *bias));
+  return success();
+}
+
 LogicalResult NodeConverter::convertEmbedding(Node *node) {
   FailureOr<Value> weight = getTensor(node, 0);
   FailureOr<Value> indices = getTensor(node, 1);
@@ -343,6 +374,60 @@ LogicalResult NodeConverter::convertCrossEntropy(Node *node) {
   labels.insert(*labelValues);
   finish(node, nn::CrossEntropyOp::create(builder, loc, *type, *logits,
                                           *labelValues, *ignoreIndex));
+  return success();
+}
+
+LogicalResult NodeConverter::convertAttention(Node *node) {
+  // scaled_dot_product_attention(q, k, v, attn_mask, dropout_p, is_causal,
+  // *, scale, enable_gqa). A boolean mask that is a constant was made
+  // additive (or dropped) before: simplifyAttentionMasks.
+  FailureOr<Value> query = getTensor(node, 0);
+  FailureOr<Value> key = getTensor(node, 1);
+  FailureOr<Value> value = getTensor(node, 2);
+  FailureOr<Value> mask = getOptionalTensor(node, 3);
+  FailureOr<double> dropout = getDouble(node, 4);
+  FailureOr<bool> causal = getBool(node, 5);
+  FailureOr<RankedTensorType> type = getResultType(node);
+  if (failed(query) || failed(key) || failed(value) || failed(mask) ||
+      failed(dropout) || failed(causal) || failed(type))
+    return failure();
+  Value operands[] = {*query, *key, *value};
+  for (size_t index : {0, 1, 2})
+    if (cast<RankedTensorType>(operands[index].getType()).getRank() != 4)
+      return emitInputError(node, index)
+             << "is not supported: attention takes 4-D tensors [batch, "
+                "heads, length, head dimension]";
+  auto queryType = cast<RankedTensorType>(query->getType());
+  auto valueType = cast<RankedTensorType>(value->getType());
+  if (valueType != key->getType())
+    return emitInputError(node, 2)
+           << "is not supported: the value must have the key's shape (the "
+              "same head dimension), got "
+           << valueType << " for key " << key->getType();
+  if (*mask &&
+      !isa<FloatType>(cast<RankedTensorType>(mask->getType()).getElementType()))
+    return emitInputError(node, 3)
+           << "is not supported: a boolean mask that is no constant (a "
+              "buffer of the model, or computed from the inputs); a "
+              "constant one is made additive";
+  if (*dropout != 0.0)
+    return emitInputError(node, 4)
+           << "is " << llvm::formatv("{0}", llvm::format("%g", *dropout)).str()
+           << ": attention dropout is not supported (only 0); set the "
+              "model's attention dropout to 0";
+  double scale = 1.0 / std::sqrt(double(queryType.getDimSize(3)));
+  if (!isNone(node, 6)) {
+    FailureOr<double> given = getDouble(node, 6);
+    if (failed(given))
+      return failure();
+    scale = *given;
+  }
+  auto logSumExpType = RankedTensorType::get(
+      queryType.getShape().take_front(3), builder.getF32Type());
+  finish(node, nn::AttentionOp::create(
+                   builder, loc, TypeRange{*type, logSumExpType}, *query,
+                   *key, *value, *mask, builder.getBoolAttr(*causal),
+                   builder.getF64FloatAttr(scale)));
   return success();
 }
 

@@ -37,6 +37,17 @@ NodeConverter::convertTensorOp(Node *node, llvm::StringRef kind) {
   if (kind == "aten::add" || kind == "aten::sub" || kind == "aten::mul" ||
       kind == "aten::div" || kind == "aten::rsub")
     return convertBinary(node, kind);
+  if (kind == "aten::pow" || kind == "aten::square")
+    return convertPow(node, kind);
+  if (kind == "aten::neg") {
+    // -x (rotate_half of rotary embeddings): x * -1.
+    FailureOr<Value> self = getTensor(node, 0);
+    if (failed(self))
+      return failure();
+    finish(node, nn::MulScalarOp::create(builder, loc, *self,
+                                         builder.getF64FloatAttr(-1.0)));
+    return success();
+  }
   if (kind == "aten::view" || kind == "aten::reshape" ||
       kind == "aten::flatten" || kind == "aten::unflatten" ||
       kind == "aten::unsqueeze" || kind == "aten::squeeze")
@@ -143,6 +154,22 @@ static std::optional<double> getScalar(const std::optional<c10::IValue> &value) 
   if (value->isTensor() && value->toTensor().dim() == 0)
     return value->toTensor().item<double>();
   return std::nullopt;
+}
+
+LogicalResult NodeConverter::convertPow(Node *node, llvm::StringRef kind) {
+  // pow(Tensor self, Scalar exponent); square(self) is pow(self, 2).
+  FailureOr<Value> self = getTensor(node, 0);
+  if (failed(self))
+    return failure();
+  std::optional<double> exponent = 2.0;
+  if (kind == "aten::pow")
+    exponent = getScalar(getConstant(node, 1));
+  if (!exponent)
+    return emitInputError(node, 1)
+           << "is not supported: only a constant number exponent";
+  finish(node, nn::PowScalarOp::create(builder, loc, *self,
+                                       builder.getF64FloatAttr(*exponent)));
+  return success();
 }
 
 LogicalResult NodeConverter::convertBinary(Node *node, llvm::StringRef kind) {

@@ -116,13 +116,30 @@ static c10::optional<c10::IValue> foldTypeQuery(jit::Node *node) {
   return c10::IValue((*sizes)[d < 0 ? d + rank : d]);
 }
 
-/// Replaces the queries foldTypeQuery decides by constants.
+/// The value of a query of the running mode that a training step decides:
+/// gradients are enabled, autocast is not (the step is imported in fp32),
+/// nothing runs in inference mode. nn.MultiheadAttention and
+/// nn.TransformerEncoderLayer branch on these to choose their fast path.
+static c10::optional<c10::IValue> foldModeQuery(jit::Node *node) {
+  llvm::StringRef kind = node->kind().toQualString();
+  if (kind == "aten::is_grad_enabled")
+    return c10::IValue(true);
+  if (kind == "aten::is_autocast_enabled" ||
+      kind == "aten::is_autocast_cpu_enabled" ||
+      kind == "aten::is_inference_mode_enabled")
+    return c10::IValue(false);
+  return c10::nullopt;
+}
+
+/// Replaces the queries foldTypeQuery and foldModeQuery decide by constants.
 static bool foldShapeQueries(jit::Graph &graph) {
   bool changed = false;
   for (jit::Node *node : getAllNodes(graph)) {
     if (node->outputs().size() != 1 || !node->output()->hasUses())
       continue;
     c10::optional<c10::IValue> value = foldTypeQuery(node);
+    if (!value)
+      value = foldModeQuery(node);
     if (!value)
       continue;
     jit::WithInsertPoint insertPoint(node);
@@ -345,6 +362,29 @@ static bool propagateShapes(jit::Graph &graph) {
   return changed;
 }
 
+/// Replaces the elements of `a, b, c = [x, y, z]` (prim::ListUnpack of a
+/// prim::ListConstruct that nothing writes) by the values listed, so that
+/// they keep their types (F.multi_head_attention_forward returns q, k and
+/// v from _in_projection_packed as a list).
+static bool forwardListUnpacks(jit::Graph &graph) {
+  bool changed = false;
+  for (jit::Node *node : graph.nodes()) {
+    if (node->kind() != c10::prim::ListUnpack)
+      continue;
+    jit::Node *list = node->input(0)->node();
+    if (list->kind() != c10::prim::ListConstruct ||
+        list->inputs().size() != node->outputs().size() ||
+        mayBeWritten(node->input(0)))
+      continue;
+    for (auto [output, element] : llvm::zip(node->outputs(), list->inputs()))
+      if (output->hasUses()) {
+        output->replaceAllUsesWith(element);
+        changed = true;
+      }
+  }
+  return changed;
+}
+
 //===----------------------------------------------------------------------===//
 // Cleanups
 //===----------------------------------------------------------------------===//
@@ -384,7 +424,8 @@ static bool dropRefinementCasts(jit::Graph &graph) {
 
 void torchscript::foldToFixpoint(std::shared_ptr<jit::Graph> &graph) {
   for (int round = 0; round < 10000; ++round) {
-    bool changed = propagateShapes(*graph);
+    bool changed = forwardListUnpacks(*graph);
+    changed |= propagateShapes(*graph);
     changed |= foldShapeQueries(*graph);
     changed |= jit::ConstantPropagation(graph);
     changed |= jit::UnrollConstantLoops(graph);

@@ -94,6 +94,18 @@ LogicalResult removeMutation(std::shared_ptr<torch::jit::Graph> &graph,
 /// whether the graph changed.
 bool foldConstantSubgraphs(torch::jit::Graph &graph);
 
+/// Makes each integer or boolean buffer that no op writes a constant (token
+/// type ids, position ids, boolean masks): nothing trains it and the step
+/// never changes it, so what is computed from it alone folds like any
+/// other constant. A written one (a step counter) stays an argument.
+void foldIntegerBuffers(torch::jit::Graph &graph, PreparedGraph &prepared);
+
+/// Makes the constant attention masks that SDPA nodes read simple: one that
+/// keeps every score goes, the causal triangle becomes `is_causal`, any
+/// other boolean mask becomes additive (0 or -inf) in the query's type
+/// (AttentionMasks.cpp). Returns whether the graph changed.
+bool simplifyAttentionMasks(torch::jit::Graph &graph);
+
 /// Replaces each constant tensor of rank 1 and more that an op reads: by
 /// `aten::full` (nn.full) when it is a floating-point tensor of one value,
 /// else by a new `buffer` argument named after the module whose code

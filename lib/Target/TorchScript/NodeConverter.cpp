@@ -231,7 +231,21 @@ void NodeConverter::finish(Node *node, Operation *op, unsigned mappedResults) {
 
 /// Ops that are the identity under value semantics.
 static bool isIdentity(llvm::StringRef kind) {
-  return kind == "aten::contiguous" || kind == "aten::clone";
+  return kind == "aten::contiguous" || kind == "aten::clone" ||
+         kind == "aten::alias";
+}
+
+/// Conversions of device, layout or type (`x.to(device)`, `x.type_as(y)`):
+/// the identity where the type stays (imported tensors live on one device).
+static bool isConversion(llvm::StringRef kind) {
+  return kind == "aten::to" || kind == "aten::_to_copy" ||
+         kind == "aten::type_as";
+}
+
+/// Checks that only look at their input (torch.export's checks of a
+/// tensor's dtype and device): the import has typed every value.
+static bool isMetadataCheck(llvm::StringRef kind) {
+  return kind == "aten::_assert_tensor_metadata";
 }
 
 LogicalResult NodeConverter::convert(Node *node) {
@@ -254,10 +268,25 @@ LogicalResult NodeConverter::convert(Node *node) {
     }
     return success();
   }
+  if (isMetadataCheck(kind))
+    return success();
   if (isIdentity(kind)) {
     FailureOr<Value> input = getTensor(node, 0);
     if (failed(input))
       return failure();
+    values[node->output()] = *input;
+    return success();
+  }
+  if (isConversion(kind)) {
+    FailureOr<Value> input = getTensor(node, 0);
+    FailureOr<RankedTensorType> type = getResultType(node);
+    if (failed(input) || failed(type))
+      return failure();
+    if (input->getType() != *type)
+      return emitNodeError(node) << "converts " << input->getType() << " to "
+                                 << *type
+                                 << ": conversions of the element type are "
+                                    "not supported";
     values[node->output()] = *input;
     return success();
   }

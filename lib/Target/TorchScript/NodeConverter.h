@@ -80,8 +80,10 @@ private:
   LogicalResult convertAvgPool(Node *node);
   LogicalResult convertLinear(Node *node);
   LogicalResult convertMatmul(Node *node);
+  LogicalResult convertAddmm(Node *node);
   LogicalResult convertEmbedding(Node *node);
   LogicalResult convertSoftmax(Node *node, bool logarithmic);
+  LogicalResult convertAttention(Node *node);
   LogicalResult convertCrossEntropy(Node *node);
   LogicalResult convertDropout(Node *node);
   LogicalResult convertBernoulli(Node *node);
@@ -96,6 +98,7 @@ private:
   convertOneToOne(Node *node, unsigned numInputs,
                   Operation *(*create)(OpBuilder &, Location, ArrayRef<Value>));
   LogicalResult convertBinary(Node *node, llvm::StringRef kind);
+  LogicalResult convertPow(Node *node, llvm::StringRef kind);
   LogicalResult convertReshape(Node *node);
   LogicalResult convertTranspose(Node *node, bool isT);
   LogicalResult convertPermute(Node *node);

@@ -369,10 +369,20 @@ static LogicalResult checkStraightLine(jit::Graph &graph, Location fileLoc) {
     }
     if (node->kind() != c10::prim::If && node->kind() != c10::prim::Loop)
       continue;
-    return emitError(getNodeLocation(node, fileLoc))
-           << "control flow ('" << node->kind().toQualString()
-           << "') that does not fold away for the given input shapes; the "
-              "importer needs straight-line code";
+    auto diag = emitError(getNodeLocation(node, fileLoc))
+                << "control flow ('" << node->kind().toQualString()
+                << "') that does not fold away for the given input shapes; "
+                   "the importer needs straight-line code";
+    // What decides a branch: the op whose result it tests.
+    if (node->kind() == c10::prim::If) {
+      const jit::Node *condition = node->input(0)->node();
+      if (condition->kind() == c10::prim::Param)
+        diag << " (it tests an input of forward)";
+      else
+        diag << " (it tests the result of '"
+             << condition->kind().toQualString() << "')";
+    }
+    return diag;
   }
   return success();
 }
@@ -472,6 +482,7 @@ LogicalResult torchscript::finishPreparation(
     PreparedGraph &prepared, const std::set<std::string> &modelTensorNames,
     Location fileLoc) {
   jit::Graph &graph = *prepared.graph;
+  foldIntegerBuffers(graph, prepared);
   foldToFixpoint(prepared.graph);
   functionalize(prepared.graph);
   jit::LowerAllTuples(prepared.graph);
@@ -482,6 +493,7 @@ LogicalResult torchscript::finishPreparation(
   functionalize(prepared.graph);
   if (failed(removeMutation(prepared.graph, prepared, fileLoc)))
     return failure();
+  simplifyAttentionMasks(graph);
   materializeConstants(graph, modelTensorNames, prepared);
   dropNoneResults(graph);
   dropUnusedLifted(graph, prepared);

@@ -1034,3 +1034,75 @@ func.func @bytes_beyond_int64(%x: tensor<100000000000x100000000000xf32>) -> tens
   %r = nn.relu %x : tensor<100000000000x100000000000xf32>
   return %r : tensor<100000000000x100000000000xf32>
 }
+
+// -----
+
+func.func @attention_rank(%q: tensor<4x8x16xf32>, %k: tensor<4x8x16xf32>) -> tensor<4x8x16xf32> {
+  // expected-error @+1 {{expects a query of rank 4}}
+  %o, %l = nn.attention %q, %k, %k {scale = 0.25 : f64} : (tensor<4x8x16xf32>, tensor<4x8x16xf32>, tensor<4x8x16xf32>) -> (tensor<4x8x16xf32>, tensor<4x8xf32>)
+  return %o : tensor<4x8x16xf32>
+}
+
+// -----
+
+func.func @attention_batch(%q: tensor<2x4x8x16xf32>, %k: tensor<3x4x8x16xf32>) -> tensor<2x4x8x16xf32> {
+  // expected-error @+1 {{expects the query and the key to have the same batch size}}
+  %o, %l = nn.attention %q, %k, %k {scale = 0.25 : f64} : (tensor<2x4x8x16xf32>, tensor<3x4x8x16xf32>, tensor<3x4x8x16xf32>) -> (tensor<2x4x8x16xf32>, tensor<2x4x8xf32>)
+  return %o : tensor<2x4x8x16xf32>
+}
+
+// -----
+
+func.func @attention_head_dim(%q: tensor<2x4x8x16xf32>, %k: tensor<2x4x8x8xf32>) -> tensor<2x4x8x16xf32> {
+  // expected-error @+1 {{expects the query and the key to have the same head dimension}}
+  %o, %l = nn.attention %q, %k, %k {scale = 0.25 : f64} : (tensor<2x4x8x16xf32>, tensor<2x4x8x8xf32>, tensor<2x4x8x8xf32>) -> (tensor<2x4x8x16xf32>, tensor<2x4x8xf32>)
+  return %o : tensor<2x4x8x16xf32>
+}
+
+// -----
+
+func.func @attention_groups(%q: tensor<2x4x8x16xf32>, %k: tensor<2x3x8x16xf32>) -> tensor<2x4x8x16xf32> {
+  // expected-error @+1 {{expects the query's heads to be a multiple of the key's (grouped-query attention), got 4 and 3}}
+  %o, %l = nn.attention %q, %k, %k {scale = 0.25 : f64} : (tensor<2x4x8x16xf32>, tensor<2x3x8x16xf32>, tensor<2x3x8x16xf32>) -> (tensor<2x4x8x16xf32>, tensor<2x4x8xf32>)
+  return %o : tensor<2x4x8x16xf32>
+}
+
+// -----
+
+func.func @attention_scale(%q: tensor<2x4x8x16xf32>) -> tensor<2x4x8x16xf32> {
+  // expected-error @+1 {{expects a positive, finite 'scale', got 0}}
+  %o, %l = nn.attention %q, %q, %q {scale = 0.0 : f64} : (tensor<2x4x8x16xf32>, tensor<2x4x8x16xf32>, tensor<2x4x8x16xf32>) -> (tensor<2x4x8x16xf32>, tensor<2x4x8xf32>)
+  return %o : tensor<2x4x8x16xf32>
+}
+
+// -----
+
+func.func @attention_mask_shape(%q: tensor<2x4x8x16xf32>, %m: tensor<8x7xf32>) -> tensor<2x4x8x16xf32> {
+  // expected-error @+1 {{expects a mask that broadcasts to the scores' shape 2x4x8x8, got 'tensor<8x7xf32>'}}
+  %o, %l = nn.attention %q, %q, %q, %m {scale = 0.25 : f64} : (tensor<2x4x8x16xf32>, tensor<2x4x8x16xf32>, tensor<2x4x8x16xf32>, tensor<8x7xf32>) -> (tensor<2x4x8x16xf32>, tensor<2x4x8xf32>)
+  return %o : tensor<2x4x8x16xf32>
+}
+
+// -----
+
+func.func @attention_mask_type(%q: tensor<2x4x8x16xf32>, %m: tensor<8x8xf64>) -> tensor<2x4x8x16xf32> {
+  // expected-error @+1 {{expects query and mask to have the same element type}}
+  %o, %l = nn.attention %q, %q, %q, %m {scale = 0.25 : f64} : (tensor<2x4x8x16xf32>, tensor<2x4x8x16xf32>, tensor<2x4x8x16xf32>, tensor<8x8xf64>) -> (tensor<2x4x8x16xf32>, tensor<2x4x8xf32>)
+  return %o : tensor<2x4x8x16xf32>
+}
+
+// -----
+
+func.func @attention_logsumexp(%q: tensor<2x4x8x16xf32>) -> tensor<2x4x8x16xf32> {
+  // expected-error @+1 {{expects a log-sum-exp of shape 2x4x8}}
+  %o, %l = nn.attention %q, %q, %q {scale = 0.25 : f64} : (tensor<2x4x8x16xf32>, tensor<2x4x8x16xf32>, tensor<2x4x8x16xf32>) -> (tensor<2x4x8x16xf32>, tensor<2x4x16xf32>)
+  return %o : tensor<2x4x8x16xf32>
+}
+
+// -----
+
+func.func @attention_backward_logsumexp_type(%q: tensor<2x4x8x16xf32>, %l: tensor<2x4x8xf64>) -> tensor<2x4x8x16xf32> {
+  // expected-error @+1 {{expects an f32 log-sum-exp, got 'tensor<2x4x8xf64>'}}
+  %dq, %dk, %dv = nn.attention_backward %q, %q, %q, %q, %q, %l {scale = 0.25 : f64} : (tensor<2x4x8x16xf32>, tensor<2x4x8x16xf32>, tensor<2x4x8x16xf32>, tensor<2x4x8x16xf32>, tensor<2x4x8x16xf32>, tensor<2x4x8xf64>) -> (tensor<2x4x8x16xf32>, tensor<2x4x8x16xf32>, tensor<2x4x8x16xf32>)
+  return %dq : tensor<2x4x8x16xf32>
+}

@@ -252,3 +252,14 @@ func.func @optimizers(%p: tensor<16xf32>, %g: tensor<16xf32>, %buf: tensor<16xf3
   %p3, %m3, %v3 = nn.adam %p, %g, %m, %v, %step : tensor<16xf32>, tensor<f32>
   return %p1, %p2, %buf2, %p3, %m3, %v3 : tensor<16xf32>, tensor<16xf32>, tensor<16xf32>, tensor<16xf32>, tensor<16xf32>, tensor<16xf32>
 }
+
+// CHECK-LABEL: func.func @attention
+func.func @attention(%q: tensor<2x4x8x16xf32>, %k: tensor<2x2x6x16xf32>, %v: tensor<2x2x6x16xf32>, %m: tensor<1x1x8x6xf32>, %g: tensor<2x4x8x16xf32>) -> (tensor<2x4x8x16xf32>, tensor<2x2x6x16xf32>) {
+  // CHECK: nn.attention %{{.*}}, %{{.*}}, %{{.*}} {is_causal = true, scale = 2.500000e-01 : f64} : (tensor<2x4x8x16xf32>, tensor<2x2x6x16xf32>, tensor<2x2x6x16xf32>) -> (tensor<2x4x8x16xf32>, tensor<2x4x8xf32>)
+  %o, %lse = nn.attention %q, %k, %v {is_causal = true, scale = 0.25 : f64} : (tensor<2x4x8x16xf32>, tensor<2x2x6x16xf32>, tensor<2x2x6x16xf32>) -> (tensor<2x4x8x16xf32>, tensor<2x4x8xf32>)
+  // CHECK: nn.attention %{{.*}}, %{{.*}}, %{{.*}}, %{{.*}} {scale = 2.500000e-01 : f64} : (tensor<2x4x8x16xf32>, tensor<2x2x6x16xf32>, tensor<2x2x6x16xf32>, tensor<1x1x8x6xf32>) -> (tensor<2x4x8x16xf32>, tensor<2x4x8xf32>)
+  %o2, %lse2 = nn.attention %q, %k, %v, %m {scale = 0.25 : f64} : (tensor<2x4x8x16xf32>, tensor<2x2x6x16xf32>, tensor<2x2x6x16xf32>, tensor<1x1x8x6xf32>) -> (tensor<2x4x8x16xf32>, tensor<2x4x8xf32>)
+  // CHECK: nn.attention_backward %{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}, %{{.*}} {scale = 2.500000e-01 : f64} : (tensor<2x4x8x16xf32>, tensor<2x4x8x16xf32>, tensor<2x2x6x16xf32>, tensor<2x2x6x16xf32>, tensor<2x4x8x16xf32>, tensor<2x4x8xf32>, tensor<1x1x8x6xf32>) -> (tensor<2x4x8x16xf32>, tensor<2x2x6x16xf32>, tensor<2x2x6x16xf32>)
+  %dq, %dk, %dv = nn.attention_backward %g, %q, %k, %v, %o2, %lse2, %m {scale = 0.25 : f64} : (tensor<2x4x8x16xf32>, tensor<2x4x8x16xf32>, tensor<2x2x6x16xf32>, tensor<2x2x6x16xf32>, tensor<2x4x8x16xf32>, tensor<2x4x8xf32>, tensor<1x1x8x6xf32>) -> (tensor<2x4x8x16xf32>, tensor<2x2x6x16xf32>, tensor<2x2x6x16xf32>)
+  return %o, %dk : tensor<2x4x8x16xf32>, tensor<2x2x6x16xf32>
+}

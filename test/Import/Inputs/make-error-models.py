@@ -115,6 +115,20 @@ class WritesInputIntoMask(nn.Module):
         return m + x
 
 
+class ConvertsType(nn.Module):
+    """A conversion of the element type (the step is one precision)."""
+
+    def forward(self, x):
+        return x.to(torch.float64).sum(1)
+
+
+class PowOfTensor(nn.Module):
+    """An exponent that is a tensor, not a number."""
+
+    def forward(self, x):
+        return torch.pow(x, x)
+
+
 MODELS = {
     "unsupported": Unsupported,
     "branch": DataDependentBranch,
@@ -128,6 +142,8 @@ MODELS = {
     "reflect-pad": ReflectPad,
     "bernoulli-probabilities": BernoulliOfProbabilities,
     "roll-flattened": RollFlattened,
+    "converts-type": ConvertsType,
+    "pow-of-tensor": PowOfTensor,
     "inplace-in-branch": InPlaceInBranch,
     "writes-input-into-mask": WritesInputIntoMask,
 }

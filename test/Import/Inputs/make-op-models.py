@@ -20,6 +20,14 @@
                                  and not, on inputs that reach every piece;
                                  exp, in place and not;
                                  a linear layer gives [2, 10] logits
+  language-ops.{scripted,traced}.pt
+                                 the pieces of current language models on
+                                 a [2, 5, 8] input: Hugging Face's Conv1D
+                                 (addmm), its tanh GELU written out (pow),
+                                 RMSNorm (square, mean, rsqrt), SwiGLU (silu
+                                 times a gate), x.to(dtype) and type_as of
+                                 the same type, rotary embeddings' pieces
+                                 (neg, cat, cos, sin); [2, 10] logits
 """
 
 import os
@@ -132,6 +140,28 @@ class Activations(nn.Module):
         return self.fc((a * b + c * d + e).flatten(1))
 
 
+class LanguageOps(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.conv1d_weight = nn.Parameter(torch.randn(8, 16) * 0.3)
+        self.conv1d_bias = nn.Parameter(torch.randn(16) * 0.1)
+        self.norm_weight = nn.Parameter(torch.rand(16) + 0.5)
+        self.gate = nn.Linear(16, 16)
+        self.up = nn.Linear(16, 16)
+        self.out = nn.Linear(16, 10)
+
+    def forward(self, x):
+        h = torch.addmm(self.conv1d_bias, x.view(-1, 8), self.conv1d_weight)
+        h = h.view(2, 5, 16)
+        h = 0.5 * h * (1.0 + torch.tanh(0.79788456 * (h + 0.044715 * torch.pow(h, 3.0))))
+        variance = h.to(torch.float32).pow(2).mean(-1, keepdim=True)
+        h = self.norm_weight * (h * torch.rsqrt(variance + 1e-6)).to(x.dtype)
+        h = F.silu(self.gate(h)) * self.up(h).type_as(h)
+        rotated = torch.cat((-h[..., 8:], h[..., :8]), dim=-1)
+        h = h * torch.cos(h) + rotated * torch.sin(h)
+        return self.out(torch.square(h).mean(dim=1))
+
+
 def main():
     outdir = sys.argv[1]
     os.makedirs(outdir, exist_ok=True)
@@ -141,7 +171,8 @@ def main():
                                 ("stochastic-depth", StochasticDepth,
                                  torch.randn(3, 8)),
                                 ("shared-bn", SharedBatchNorm, torch.randn(3, 4)),
-                                ("activations", Activations, torch.randn(2, 3, 8, 8))]:
+                                ("activations", Activations, torch.randn(2, 3, 8, 8)),
+                                ("language-ops", LanguageOps, torch.randn(2, 5, 8))]:
         torch.manual_seed(0)
         model = make().train()
         torch.jit.script(model).save(os.path.join(outdir, name + ".scripted.pt"))

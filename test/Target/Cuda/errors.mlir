@@ -42,3 +42,12 @@ module {
     return
   }
 }
+
+// -----
+
+// Each thread of the runtime's attention holds a row of at most 256 floats.
+func.func @attention_head_dim(%q: tensor<1x1x2x512xf32>) -> tensor<1x1x2x512xf32> attributes {remat.memory_plan = #remat.memory_plan<arena_bytes = 4608, alignment = 256>} {
+  // expected-error @+1 {{'nn.attention' op has a head dimension above 256, more than the CUDA runtime's attention takes}}
+  %o, %l = nn.attention %q, %q, %q {scale = 0.25 : f64, remat.placement = #remat.placement<[0, 4352]>} : (tensor<1x1x2x512xf32>, tensor<1x1x2x512xf32>, tensor<1x1x2x512xf32>) -> (tensor<1x1x2x512xf32>, tensor<1x1x2xf32>)
+  return %o : tensor<1x1x2x512xf32>
+}

@@ -1,7 +1,7 @@
 //===- NetworkGradients.cpp - gradients of layers, norms and losses -------===//
 //
 // Convolution, normalization, pooling, upsampling, linear, matmul,
-// embedding, softmax, cross entropy and dropout: each forward op's gradient
+// embedding, softmax, attention, cross entropy and dropout: each forward op's gradient
 // is the nn backward op that ATen's autograd runs for it, built only for the
 // operands that need one.
 //
@@ -179,6 +179,31 @@ static LogicalResult crossEntropyGradient(CrossEntropyOp op,
   return success();
 }
 
+/// Flash attention's backward: one op for q, k and v, from the saved output
+/// and log-sum-exp. A mask that depends on what is trained (a learned
+/// position bias) would need the scores' gradient, which the flash kernels
+/// never form.
+static LogicalResult attentionGradient(AttentionOp op, GradientBuilder &b,
+                                       ArrayRef<Value> gy,
+                                       ArrayRef<bool> needed,
+                                       Gradients grads) {
+  if (failed(checkOnlyFirstResult(op, gy)))
+    return failure();
+  if (op.getMask() && needed[3])
+    return op.emitOpError("cannot differentiate its mask: the mask depends "
+                          "on trained values (a learned bias); add the bias "
+                          "to the scores outside the attention instead");
+  Type q = op.getQuery().getType(), kv = op.getKey().getType();
+  auto backward = b.create<AttentionBackwardOp>(
+      "grad", TypeRange{q, kv, kv}, gy[0], op.getQuery(), op.getKey(),
+      op.getValue(), op.getOutput(), op.getLogsumexp(), op.getMask(),
+      op.getIsCausalAttr(), op.getScaleAttr());
+  for (unsigned i = 0; i < 3; ++i)
+    if (needed[i])
+      grads[i] = backward->getResult(i);
+  return success();
+}
+
 static LogicalResult dropoutGradient(DropoutOp op, GradientBuilder &b,
                                      ArrayRef<Value> gy, ArrayRef<bool> needed,
                                      Gradients grads) {
@@ -214,5 +239,7 @@ void mlir::nn::registerNetworkGradientRules(MLIRContext *context) {
   CrossEntropyOp::attachInterface<
       GradientModel<CrossEntropyOp, crossEntropyGradient>>(*context);
   DropoutOp::attachInterface<GradientModel<DropoutOp, dropoutGradient>>(
+      *context);
+  AttentionOp::attachInterface<GradientModel<AttentionOp, attentionGradient>>(
       *context);
 }

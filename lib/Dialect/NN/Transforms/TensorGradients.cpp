@@ -168,6 +168,55 @@ static LogicalResult divScalarGradient(DivScalarOp op, GradientBuilder &b,
   return success();
 }
 
+/// grad_output * c * x^(c - 1), as ATen's (zeros for c = 0).
+static LogicalResult powScalarGradient(PowScalarOp op, GradientBuilder &b,
+                                       ArrayRef<Value> gy,
+                                       ArrayRef<bool> needed, Gradients grads) {
+  double exponent = op.getScalar().convertToDouble();
+  if (exponent == 0.0) {
+    grads[0] = scale(b, "grad", gy[0], 0.0);
+    return success();
+  }
+  Value power = op.getInput();
+  if (exponent != 2.0)
+    power = b.create<PowScalarOp>("grad.power", op.getType(), op.getInput(),
+                                  b.getBuilder().getF64FloatAttr(exponent - 1.0));
+  Value derivative = scale(b, "grad.derivative", power, exponent);
+  grads[0] = b.create<MulOp>("grad", op.getType(), gy[0], derivative);
+  return success();
+}
+
+/// grad_output * cos(x).
+static LogicalResult sinGradient(SinOp op, GradientBuilder &b,
+                                 ArrayRef<Value> gy, ArrayRef<bool> needed,
+                                 Gradients grads) {
+  Value derivative =
+      b.create<CosOp>("grad.derivative", op.getType(), op.getInput());
+  grads[0] = b.create<MulOp>("grad", op.getType(), gy[0], derivative);
+  return success();
+}
+
+/// grad_output * -sin(x).
+static LogicalResult cosGradient(CosOp op, GradientBuilder &b,
+                                 ArrayRef<Value> gy, ArrayRef<bool> needed,
+                                 Gradients grads) {
+  Value sine = b.create<SinOp>("grad.sin", op.getType(), op.getInput());
+  Value derivative = scale(b, "grad.derivative", sine, -1.0);
+  grads[0] = b.create<MulOp>("grad", op.getType(), gy[0], derivative);
+  return success();
+}
+
+/// grad_output * -0.5 * y^3 from the result y, as ATen's.
+static LogicalResult rsqrtGradient(RsqrtOp op, GradientBuilder &b,
+                                   ArrayRef<Value> gy, ArrayRef<bool> needed,
+                                   Gradients grads) {
+  Value cube = b.create<PowScalarOp>("grad.power", op.getType(),
+                                     op.getResult(), b.getBuilder().getF64FloatAttr(3.0));
+  Value derivative = scale(b, "grad.derivative", cube, -0.5);
+  grads[0] = b.create<MulOp>("grad", op.getType(), gy[0], derivative);
+  return success();
+}
+
 //===----------------------------------------------------------------------===//
 // Shapes
 //===----------------------------------------------------------------------===//
@@ -277,6 +326,11 @@ void mlir::nn::registerTensorGradientRules(MLIRContext *context) {
       *context);
   TanhOp::attachInterface<GradientModel<TanhOp, tanhGradient>>(*context);
   ExpOp::attachInterface<GradientModel<ExpOp, expGradient>>(*context);
+  RsqrtOp::attachInterface<GradientModel<RsqrtOp, rsqrtGradient>>(*context);
+  SinOp::attachInterface<GradientModel<SinOp, sinGradient>>(*context);
+  CosOp::attachInterface<GradientModel<CosOp, cosGradient>>(*context);
+  PowScalarOp::attachInterface<GradientModel<PowScalarOp, powScalarGradient>>(
+      *context);
   HardtanhOp::attachInterface<GradientModel<HardtanhOp, hardtanhGradient>>(
       *context);
   HardswishOp::attachInterface<GradientModel<

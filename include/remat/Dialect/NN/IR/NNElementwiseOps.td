@@ -215,6 +215,45 @@ def NN_ExpOp : NN_UnaryOp<"exp"> {
   let cudaExpression = "expf({0})";
 }
 
+def NN_SinOp : NN_UnaryOp<"sin"> {
+  let summary = "sine, element-wise (aten::sin)";
+  let description = [{
+    Rotary embeddings' tables. Its gradient is grad_output * cos(x)
+    (nn.cos and nn.mul): no backward op of its own.
+  }];
+  let flopsPerElement = 4;
+  let atenName = "sin";
+  let atenImport = 1;
+  let atenOutKernel = 1;
+  let cudaExpression = "sinf({0})";
+}
+
+def NN_CosOp : NN_UnaryOp<"cos"> {
+  let summary = "cosine, element-wise (aten::cos)";
+  let description = [{
+    Rotary embeddings' tables. Its gradient is grad_output * -sin(x)
+    (nn.sin, nn.mul_scalar and nn.mul): no backward op of its own.
+  }];
+  let flopsPerElement = 4;
+  let atenName = "cos";
+  let atenImport = 1;
+  let atenOutKernel = 1;
+  let cudaExpression = "cosf({0})";
+}
+
+def NN_RsqrtOp : NN_UnaryOp<"rsqrt"> {
+  let summary = "reciprocal square root 1 / sqrt(x), element-wise (aten::rsqrt)";
+  let description = [{
+    Its gradient is grad_output * -0.5 * y^3 from its result y (nn.pow_scalar,
+    nn.mul_scalar and nn.mul), as ATen's: no backward op of its own.
+  }];
+  let flopsPerElement = 2;
+  let atenName = "rsqrt";
+  let atenImport = 1;
+  let atenOutKernel = 1;
+  let cudaExpression = "(1.0f / sqrtf({0}))";
+}
+
 //===----------------------------------------------------------------------===//
 // Arithmetic
 //===----------------------------------------------------------------------===//
@@ -259,6 +298,15 @@ def NN_SubScalarOp : NN_ScalarOp<"sub_scalar"> {
 def NN_MulScalarOp : NN_ScalarOp<"mul_scalar"> {
   let summary = "input * scalar, element-wise (aten::mul.Scalar)";
   let flopsPerElement = 1;
+}
+def NN_PowScalarOp : NN_ScalarOp<"pow_scalar"> {
+  let summary = "input ^ scalar, element-wise (aten::pow.Tensor_Scalar)";
+  let description = [{
+    Its gradient is grad_output * scalar * input^(scalar - 1), as ATen's
+    (zero for the exponent 0): built from nn.pow_scalar, nn.mul_scalar and
+    nn.mul.
+  }];
+  let flopsPerElement = 4;
 }
 def NN_DivScalarOp : NN_ScalarOp<"div_scalar"> {
   let summary = "input / scalar, element-wise (aten::div.Scalar)";

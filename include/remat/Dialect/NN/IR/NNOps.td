@@ -13,6 +13,7 @@ include "remat/Dialect/NN/IR/NNLinearOps.td"
 include "remat/Dialect/NN/IR/NNConvPoolOps.td"
 include "remat/Dialect/NN/IR/NNNormOps.td"
 include "remat/Dialect/NN/IR/NNShapeOps.td"
+include "remat/Dialect/NN/IR/NNAttentionOps.td"
 include "remat/Dialect/NN/IR/NNLossOps.td"
 include "remat/Dialect/NN/IR/NNOptimizerOps.td"
 
