@@ -56,7 +56,8 @@ cl::list<std::string>
     inputShapes("input-shape", cl::CommaSeparated, cl::sub(compileCommand),
                 cl::sub(sweepCommand), cl::sub(opsCommand),
                 cl::desc("Full type of each input of forward, batch included "
-                         "(31x3x224x224xf32)"),
+                         "(31x3x224x224xf32); a torch.export program's own "
+                         "by default"),
                 cl::cat(getToolCategory()));
 RematOptions rematOptions;
 // The rematerialization options, bound to their one declaration
@@ -205,8 +206,19 @@ FailureOr<ModelSpec> getModelSpec(MLIRContext &context,
   ModelSpec spec;
   spec.modelPath = modelFile;
   spec.shapeOption = flag.str();
-  if (shapes.empty())
-    return fail(flag + " is required: one per input of the model's forward"),
+  if (shapes.empty() && flag == "--input-shape") {
+    // A torch.export program holds its input shapes.
+    FailureOr<std::vector<RankedTensorType>> exported =
+        getExportedInputTypes(modelFile, &context);
+    if (failed(exported))
+      return failure();
+    spec.sampleTypes = *exported;
+  }
+  if (shapes.empty() && spec.sampleTypes.empty())
+    return fail(flag + " is required: one per input of the model's forward" +
+                (flag == "--input-shape"
+                     ? " (a torch.export program has them)"
+                     : "")),
            failure();
   for (const std::string &text : shapes) {
     FailureOr<RankedTensorType> type = parseTensorSpec(text, &context);

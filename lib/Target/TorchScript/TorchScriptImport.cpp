@@ -325,3 +325,29 @@ remat::importTorchScript(llvm::StringRef path,
                               << getMessage(error);
   }
 }
+
+FailureOr<std::vector<RankedTensorType>>
+remat::getExportedInputTypes(llvm::StringRef path, MLIRContext *context) {
+  context->loadDialect<func::FuncDialect, nn::NNDialect, RematDialect>();
+  Location fileLoc = FileLineColLoc::get(context, path, 0, 0);
+  std::unique_ptr<caffe2::serialize::PyTorchStreamReader> archive;
+  try {
+    if (llvm::sys::fs::is_regular_file(path))
+      archive =
+          std::make_unique<caffe2::serialize::PyTorchStreamReader>(path.str());
+  } catch (const std::exception &) {
+    // Not an archive: no program.
+  }
+  if (!archive || !isExportedProgram(*archive))
+    return std::vector<RankedTensorType>();
+  try {
+    FailureOr<PreparedGraph> prepared =
+        prepareExportedProgram(*archive, {}, "", fileLoc);
+    if (failed(prepared))
+      return failure();
+    return prepared->inputTypes;
+  } catch (const std::exception &error) {
+    return emitError(fileLoc) << "LibTorch failed while importing: "
+                              << getMessage(error);
+  }
+}

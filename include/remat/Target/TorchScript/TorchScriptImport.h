@@ -76,6 +76,14 @@ FailureOr<TorchScriptImport>
 importTorchScript(llvm::StringRef path, const TorchScriptImportOptions &options,
                   MLIRContext *context);
 
+/// The input types of the torch.export program at `path`, as it was
+/// exported (a program is specialized to its shapes), or an empty vector
+/// when the file is no such program (a TorchScript module, whose input
+/// shapes the caller must give). Fails with an error when the program
+/// cannot be prepared for import.
+FailureOr<std::vector<RankedTensorType>>
+getExportedInputTypes(llvm::StringRef path, MLIRContext *context);
+
 /// Parses a tensor type written as on the command line: dimensions and an
 /// element type, `31x3x224x224xf32`, or only an element type (`i64`, a 0-d
 /// tensor). Fails on anything else.
