@@ -1,15 +1,18 @@
 #!/usr/bin/env python3
 """zoo_check.py - torchvision's classification models through remat, checked against PyTorch.
 
-  zoo_check.py [--models=a,b,...|--all] [--bin-dir DIR] [--work-dir DIR]
+  zoo_check.py [--models=a,b,...|outside|--all] [--bin-dir DIR] [--work-dir DIR]
                [--json FILE] [--allow-failures] [--keep]
                [--forms traced,scripted,exported]
   zoo_check.py --self-test [--bin-dir DIR] [--work-dir DIR]
 
 For each model (default: the 22 below; --all: every model of
-torchvision.models.list_models(module=torchvision.models), a benchmark),
-num_classes=10, batch 2, 64x64 inputs unless SPECS says otherwise, weights
-drawn by torch.manual_seed(0):
+torchvision.models.list_models(module=torchvision.models), a benchmark;
+--models=outside: the Hugging Face, timm, U-Net and LSTM models of
+outside_models.py, which says how each is built and wrapped),
+num_classes=10, batch 2, 64x64 inputs unless SPECS says otherwise (language
+models: token ids [2, 16] below 128, one label per token), weights drawn by
+torch.manual_seed(0):
 
  1. export: torch.jit.trace and torch.jit.script of the model in training
     mode (a model torch.jit.script rejects gets the row "not scriptable",
@@ -54,7 +57,6 @@ no weights are downloaded.
 
 import argparse
 import contextlib
-import copy
 import json
 import os
 import re
@@ -70,6 +72,9 @@ import torch
 import torch.nn.functional as F
 import torchvision
 from torchvision import models
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from outside_models import MODELS as OUTSIDE  # noqa: E402
 
 REPO = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 TOLERANCE = 5e-3
@@ -104,6 +109,12 @@ def spec(name):
     kwargs = dict(SPECS.get(name, EXTRA_SPECS.get(name, {})))
     size = kwargs.pop("size", 64)
     return kwargs, size
+
+
+def input_shape(x):
+    """The --input-shape of tensor x: 2x3x64x64xf32, 2x16xi64."""
+    element = {torch.float32: "f32", torch.int64: "i64"}[x.dtype]
+    return "x".join(str(d) for d in x.shape) + "x" + element
 
 
 # --- remat's generator (include/remat/Support/SplitMix.h, Random.h) ---------
@@ -261,6 +272,10 @@ def signature(mlir_path):
 def build_model(name):
     kwargs, _ = spec(name)
     torch.manual_seed(0)
+    if name in OUTSIDE:
+        model = OUTSIDE[name].build()
+        redraw_zero_matrices(model)
+        return model.train()
     model = models.get_model(name, num_classes=CLASSES, **kwargs) \
         if hasattr(models, "get_model") else \
         getattr(models, name)(num_classes=CLASSES, **kwargs)
@@ -280,10 +295,22 @@ def redraw_zero_matrices(model):
                                             generator=generator) * 0.02)
 
 
-def draw_inputs(size):
+def draw_inputs(name):
+    """The model's input and labels, from a seeded generator: images
+    normal(0, 1) [2, 3, S, S] (token ids for language models), labels
+    uniform below the classes, one per row of the logits."""
     generator = torch.Generator().manual_seed(0)
-    x = torch.randn(BATCH, 3, size, size, generator=generator)
-    labels = torch.randint(0, CLASSES, (BATCH,), generator=generator)
+    rows, classes = BATCH, CLASSES
+    if name in OUTSIDE:
+        outside = OUTSIDE[name]
+        x = outside.example(generator)
+        classes = outside.classes
+        if outside.per_token:
+            rows = x.numel()
+    else:
+        _, size = spec(name)
+        x = torch.randn(BATCH, 3, size, size, generator=generator)
+    labels = torch.randint(0, classes, (rows,), generator=generator)
     return x, labels
 
 
@@ -292,7 +319,8 @@ def eager_step(name, x, labels, seeds, dtype=torch.float32):
     model (in dtype), with remat's random masks; and how many seeds the
     forward used."""
     model = build_model(name).to(dtype)
-    x = x.to(dtype)
+    if x.is_floating_point():  # token ids stay integers
+        x = x.to(dtype)
     before = {k: v.clone() for k, v in model.named_buffers()}
     random = RematRandom(seeds)
     with random.patched():
@@ -317,6 +345,8 @@ def fp64_references(name, x, labels, seeds, perturbations=2):
     per perturbation."""
     generator = torch.Generator().manual_seed(1)
     results = [eager_step(name, x, labels, seeds, torch.float64)[0]]
+    if not x.is_floating_point():  # token ids: nothing to perturb
+        return results
     for _ in range(perturbations):
         signs = torch.randint(0, 2, x.shape, generator=generator) * 2 - 1
         moved = x.double() * (1 + 2.0 ** -23 * signs.double())
@@ -326,14 +356,16 @@ def fp64_references(name, x, labels, seeds, perturbations=2):
 
 # --- one model --------------------------------------------------------------
 
-def export(name, size, directory, forms):
+def export(name, directory, forms):
     """Saves the traced and scripted modules and the torch.export program;
     returns {form: path or error}."""
-    x = torch.randn(BATCH, 3, size, size)
+    x, _ = draw_inputs(name)
     result = {}
     for form in forms:
         model = build_model(name)
-        state = copy.deepcopy(model.state_dict())
+        # Every buffer, the non-persistent ones (not in the state dict:
+        # Hugging Face's position ids, rotary frequencies) included.
+        state = {k: v.clone() for k, v in model.named_buffers()}
         path = os.path.join(directory, f"{name}.{form}.pt")
         try:
             if form == "exported":
@@ -470,7 +502,7 @@ def rematerialize(step, remat, args):
                      "budget")
 
 
-def check_form(name, form, module_path, size, directory, x, labels, args,
+def check_form(name, form, module_path, directory, x, labels, args,
                reference_cache):
     started = time.monotonic()
     row = {"model": name, "form": form, "status": None, "stage": None,
@@ -485,7 +517,7 @@ def check_form(name, form, module_path, size, directory, x, labels, args,
     try:
         start = time.monotonic()
         run_tool("import", [os.path.join(bins, "remat-import"), module_path,
-                            f"--input-shape={BATCH}x3x{size}x{size}xf32",
+                            f"--input-shape={input_shape(x)}",
                             "-o", forward], args.timeout)
         row["import_seconds"] = round(time.monotonic() - start, 2)
         run_tool("autodiff", [os.path.join(bins, "remat-opt"), forward,
@@ -559,16 +591,15 @@ def check_form(name, form, module_path, size, directory, x, labels, args,
 
 
 def check_model(name, args):
-    _, size = spec(name)
     directory = os.path.join(args.work_dir, name)
     os.makedirs(directory, exist_ok=True)
     rows = []
     try:
-        exported = export(name, size, directory, args.forms)
+        exported = export(name, directory, args.forms)
     except Exception as error:  # noqa: BLE001 - the constructor failed
         return [dict(model=name, form=form, status="fail", stage="export",
                      error=first_line(str(error))) for form in args.forms]
-    x, labels = draw_inputs(size)
+    x, labels = draw_inputs(name)
     reference_cache = {}
     for form in args.forms:
         path = exported[form]
@@ -578,8 +609,8 @@ def check_model(name, args):
                              "not scriptable" else "fail",
                              stage=path.stage, error=path.message))
             continue
-        rows.append(check_form(name, form, path, size, directory, x, labels,
-                               args, reference_cache))
+        rows.append(check_form(name, form, path, directory, x, labels, args,
+                               reference_cache))
     check_names(rows, directory)
     if not args.keep:
         shutil.rmtree(directory, ignore_errors=True)
@@ -739,7 +770,8 @@ def self_test(args):
 def main():
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--models", default="",
-                        help="comma-separated names (default: the 22 of the docs)")
+                        help="comma-separated names (default: the 22 of the "
+                        "docs; 'outside': every model of outside_models.py)")
     parser.add_argument("--all", action="store_true",
                         help="all of torchvision.models.list_models()")
     parser.add_argument("--skip", default="",
@@ -769,6 +801,9 @@ def main():
             names = models.list_models(module=models)
         elif args.models:
             names = [n for n in args.models.split(",") if n]
+            if "outside" in names:
+                at = names.index("outside")
+                names[at:at + 1] = list(OUTSIDE)
         else:
             names = list(SPECS)
         skipped = set(args.skip.split(","))

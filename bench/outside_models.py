@@ -1,0 +1,163 @@
+"""outside_models.py - models nobody here wrote, for bench/zoo_check.py.
+
+Hugging Face `transformers` and `timm` models built from their configs and
+constructors (small sizes, weights drawn from torch.manual_seed(0), nothing
+downloaded), and the U-Net and LSTM language model that a new user would
+write from the PyTorch tutorials. Each is wrapped so that its forward takes
+one tensor and returns logits [rows, classes] (a language model's
+[batch * tokens, vocabulary], as Hugging Face computes its own loss), and
+each has attention dropout 0 (remat's attention has none yet); other dropout
+stays as the model has it, drawn by zoo_check's copy of remat's generator.
+
+  MODELS[name] = Outside(build, example, classes, per_token)
+"""
+
+import dataclasses
+
+import torch
+import torch.nn as nn
+
+BATCH, TOKENS, VOCAB, IMAGE = 2, 16, 128, 32
+
+
+@dataclasses.dataclass
+class Outside:
+    build: callable    # () -> nn.Module in training mode
+    example: callable  # (generator) -> the one input
+    classes: int       # logits columns (labels are drawn below this)
+    per_token: bool = False  # one label per token (a language model)
+
+
+def tokens(generator):
+    return torch.randint(0, VOCAB, (BATCH, TOKENS), generator=generator)
+
+
+def images(generator):
+    return torch.randn(BATCH, 3, IMAGE, IMAGE, generator=generator)
+
+
+class LanguageModelLogits(nn.Module):
+    """A Hugging Face causal or masked language model's logits, flattened
+    to [batch * tokens, vocabulary]."""
+
+    def __init__(self, model):
+        super().__init__()
+        self.model = model
+
+    def forward(self, input_ids):
+        logits = self.model(input_ids=input_ids, use_cache=False).logits
+        return logits.flatten(0, 1)
+
+
+class ClassifierLogits(nn.Module):
+    """A Hugging Face classifier's logits [batch, classes]."""
+
+    def __init__(self, model, key):
+        super().__init__()
+        self.model = model
+        self.key = key
+
+    def forward(self, x):
+        return self.model(**{self.key: x}).logits
+
+
+def hf_gpt2():
+    from transformers import GPT2Config, GPT2LMHeadModel
+    config = GPT2Config(n_layer=2, n_embd=64, n_head=4, vocab_size=VOCAB,
+                        n_positions=64, attn_pdrop=0.0, bos_token_id=0,
+                        eos_token_id=0, attn_implementation="sdpa")
+    return LanguageModelLogits(GPT2LMHeadModel(config))
+
+
+def hf_llama():
+    from transformers import LlamaConfig, LlamaForCausalLM
+    config = LlamaConfig(hidden_size=64, intermediate_size=128,
+                         num_hidden_layers=2, num_attention_heads=4,
+                         num_key_value_heads=2, vocab_size=VOCAB,
+                         max_position_embeddings=64, bos_token_id=0,
+                         eos_token_id=0, pad_token_id=0,
+                         attn_implementation="sdpa")
+    return LanguageModelLogits(LlamaForCausalLM(config))
+
+
+def hf_bert():
+    from transformers import BertConfig, BertForSequenceClassification
+    config = BertConfig(hidden_size=64, intermediate_size=128,
+                        num_hidden_layers=2, num_attention_heads=4,
+                        vocab_size=VOCAB, max_position_embeddings=64,
+                        num_labels=10, attention_probs_dropout_prob=0.0,
+                        attn_implementation="sdpa")
+    return ClassifierLogits(BertForSequenceClassification(config), "input_ids")
+
+
+def hf_vit():
+    from transformers import ViTConfig, ViTForImageClassification
+    config = ViTConfig(image_size=IMAGE, patch_size=8, hidden_size=64,
+                       intermediate_size=128, num_hidden_layers=2,
+                       num_attention_heads=4, num_labels=10,
+                       attention_probs_dropout_prob=0.0,
+                       attn_implementation="sdpa")
+    return ClassifierLogits(ViTForImageClassification(config), "pixel_values")
+
+
+def timm_model(name, **kwargs):
+    def build():
+        import timm
+        return timm.create_model(name, pretrained=False, num_classes=10,
+                                 **kwargs)
+    return build
+
+
+class UNet(nn.Module):
+    """Two levels of the U-Net as the tutorials write it: convolutions and
+    batch norm down, a transposed convolution up, the skip concatenated,
+    per-pixel logits [N, 10, H, W] averaged to [N, 10]."""
+
+    def __init__(self):
+        super().__init__()
+
+        def block(cin, cout):
+            return nn.Sequential(nn.Conv2d(cin, cout, 3, padding=1),
+                                 nn.BatchNorm2d(cout), nn.ReLU(inplace=True))
+        self.down = block(3, 16)
+        self.pool = nn.MaxPool2d(2)
+        self.bottom = block(16, 32)
+        self.up = nn.ConvTranspose2d(32, 16, 2, stride=2)
+        self.merge = block(32, 16)
+        self.head = nn.Conv2d(16, 10, 1)
+
+    def forward(self, x):
+        skip = self.down(x)
+        y = self.up(self.bottom(self.pool(skip)))
+        return self.head(self.merge(torch.cat([y, skip], dim=1))).mean((2, 3))
+
+
+class LSTMLanguageModel(nn.Module):
+    """The word language model of PyTorch's examples: embedding, a 2-layer
+    LSTM (batch_first), a linear decoder; logits [batch * tokens, vocab]."""
+
+    def __init__(self):
+        super().__init__()
+        self.embedding = nn.Embedding(VOCAB, 32)
+        self.lstm = nn.LSTM(32, 32, num_layers=2, batch_first=True)
+        self.decoder = nn.Linear(32, VOCAB)
+
+    def forward(self, input_ids):
+        output, _ = self.lstm(self.embedding(input_ids))
+        return self.decoder(output).flatten(0, 1)
+
+
+MODELS = {
+    "hf-gpt2": Outside(hf_gpt2, tokens, VOCAB, per_token=True),
+    "hf-llama": Outside(hf_llama, tokens, VOCAB, per_token=True),
+    "hf-bert": Outside(hf_bert, tokens, 10),
+    "hf-vit": Outside(hf_vit, images, 10),
+    "timm-resnet18": Outside(timm_model("resnet18"), images, 10),
+    "timm-convnext_atto": Outside(timm_model("convnext_atto"), images, 10),
+    "timm-efficientnet_b0": Outside(timm_model("efficientnet_b0"), images, 10),
+    "timm-vit_tiny": Outside(timm_model("vit_tiny_patch16_224",
+                                        img_size=IMAGE, patch_size=8),
+                             images, 10),
+    "unet": Outside(UNet, images, 10),
+    "lstm": Outside(LSTMLanguageModel, tokens, VOCAB, per_token=True),
+}
