@@ -131,7 +131,40 @@ static c10::optional<c10::IValue> foldModeQuery(jit::Node *node) {
   return c10::nullopt;
 }
 
-/// Replaces the queries foldTypeQuery and foldModeQuery decide by constants.
+/// The string `aten::format` makes of constant strings and numbers, each
+/// `{}` replaced by the next argument (LibTorch's constant propagation
+/// leaves this vararg op alone): nn.TransformerEncoder tests the length of
+/// a message it formats to leave its fast path.
+static c10::optional<c10::IValue> foldConstantFormat(jit::Node *node) {
+  if (node->kind().toQualString() != llvm::StringRef("aten::format") ||
+      node->inputs().empty())
+    return c10::nullopt;
+  std::vector<std::string> parts;
+  for (jit::Value *input : node->inputs()) {
+    c10::optional<c10::IValue> value = jit::toIValue(input);
+    if (!value)
+      return c10::nullopt;
+    if (value->isString())
+      parts.push_back(value->toStringRef());
+    else if (value->isInt())
+      parts.push_back(std::to_string(value->toInt()));
+    else if (value->isBool())
+      parts.push_back(value->toBool() ? "True" : "False");
+    else
+      return c10::nullopt;
+  }
+  std::string text, rest = parts.front();
+  size_t next = 1;
+  for (size_t at; (at = rest.find("{}")) != std::string::npos;) {
+    text += rest.substr(0, at) + (next < parts.size() ? parts[next++] : "{}");
+    rest = rest.substr(at + 2);
+  }
+  text += rest;
+  return c10::IValue(text);
+}
+
+/// Replaces the queries foldTypeQuery and foldModeQuery decide, and
+/// constant formatting, by constants.
 static bool foldShapeQueries(jit::Graph &graph) {
   bool changed = false;
   for (jit::Node *node : getAllNodes(graph)) {
@@ -140,6 +173,8 @@ static bool foldShapeQueries(jit::Graph &graph) {
     c10::optional<c10::IValue> value = foldTypeQuery(node);
     if (!value)
       value = foldModeQuery(node);
+    if (!value)
+      value = foldConstantFormat(node);
     if (!value)
       continue;
     jit::WithInsertPoint insertPoint(node);
