@@ -340,6 +340,25 @@ static void splitTensorListConstants(jit::Graph &graph) {
   }
 }
 
+/// Whether an in-place op may write `value`, directly or through a view
+/// of it (a result its schema says aliases it).
+static bool mayBeWrittenThroughViews(jit::Value *value) {
+  std::vector<jit::Value *> aliases = {value};
+  for (size_t i = 0; i < aliases.size(); ++i)
+    for (const jit::Use &use : aliases[i]->uses()) {
+      if (isInPlace(use.user))
+        return true;
+      const c10::FunctionSchema *schema = use.user->maybeSchema();
+      if (!schema)
+        return true; // unknown aliasing: assume the worst
+      if (llvm::any_of(schema->returns(), [](const c10::Argument &result) {
+            return result.alias_info() != nullptr;
+          }))
+        llvm::append_range(aliases, use.user->outputs());
+    }
+  return false;
+}
+
 void torchscript::foldIntegerBuffers(jit::Graph &graph,
                                       PreparedGraph &prepared) {
   size_t first = prepared.inputNames.size();
@@ -349,9 +368,7 @@ void torchscript::foldIntegerBuffers(jit::Graph &graph,
         lifted.value.is_complex())
       continue;
     jit::Value *input = graph.inputs()[first + i];
-    if (llvm::any_of(input->uses(), [](const jit::Use &use) {
-          return isInPlace(use.user);
-        }))
+    if (mayBeWrittenThroughViews(input))
       continue;
     jit::WithInsertPoint insertPoint(graph.block()->nodes().front());
     input->replaceAllUsesWith(graph.insertConstant(lifted.value.clone()));

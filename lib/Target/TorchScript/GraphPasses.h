@@ -97,7 +97,9 @@ bool foldConstantSubgraphs(torch::jit::Graph &graph);
 /// Makes each integer or boolean buffer that no op writes a constant (token
 /// type ids, position ids, boolean masks): nothing trains it and the step
 /// never changes it, so what is computed from it alone folds like any
-/// other constant. A written one (a step counter) stays an argument.
+/// other constant. One an op may write, directly or through a view (a step
+/// counter), or whose reader's aliasing is unknown (a list), stays an
+/// argument.
 void foldIntegerBuffers(torch::jit::Graph &graph, PreparedGraph &prepared);
 
 /// Makes the constant attention masks that SDPA nodes read simple: one that

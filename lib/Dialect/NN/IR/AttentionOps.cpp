@@ -29,6 +29,13 @@ struct AttentionShape {
 };
 } // namespace
 
+/// The sizes of query [B, Hq, Lq, E] and key [B, Hkv, Lk, E] (of rank 4).
+static AttentionShape getAttentionShape(Value query, Value key) {
+  RankedTensorType q = getTensorType(query), k = getTensorType(key);
+  return {q.getDimSize(0), q.getDimSize(1), k.getDimSize(1),
+          q.getDimSize(2), k.getDimSize(2), q.getDimSize(3)};
+}
+
 /// Checks q, k, v, the optional mask and the scale; returns the sizes.
 static FailureOr<AttentionShape> verifyAttentionOperands(Operation *op,
                                                          Value query, Value key,
@@ -39,8 +46,7 @@ static FailureOr<AttentionShape> verifyAttentionOperands(Operation *op,
       failed(expectRank(op, "a key and value", k, 4)) ||
       failed(expectSameElementType(op, "query", q, "key", k)))
     return failure();
-  AttentionShape shape{q.getDimSize(0), q.getDimSize(1), k.getDimSize(1),
-                       q.getDimSize(2), k.getDimSize(2), q.getDimSize(3)};
+  AttentionShape shape = getAttentionShape(query, key);
   if (k.getDimSize(0) != shape.batch)
     return op->emitOpError() << "expects the query and the key to have the "
                                 "same batch size, got "
@@ -93,20 +99,19 @@ static int64_t getScoredPairs(const AttentionShape &shape, bool causal) {
   return shape.batch * shape.queryHeads * perHead;
 }
 
-/// The shape of an attention whose operands verified.
-static AttentionShape getAttentionShape(Value query, Value key) {
-  RankedTensorType q = getTensorType(query), k = getTensorType(key);
-  return {q.getDimSize(0), q.getDimSize(1), k.getDimSize(1),
-          q.getDimSize(2), k.getDimSize(2), q.getDimSize(3)};
-}
-
-LogicalResult AttentionOp::verify() {
-  FailureOr<AttentionShape> shape = verifyAttentionOperands(
-      *this, getQuery(), getKey(), getMask(), getScale().convertToDouble());
+/// What nn.attention and its backward share: q, k, v, the mask, the scale
+/// and the log-sum-exp.
+template <typename AttentionOpT>
+static LogicalResult verifyAttention(AttentionOpT op) {
+  FailureOr<AttentionShape> shape =
+      verifyAttentionOperands(op, op.getQuery(), op.getKey(), op.getMask(),
+                              op.getScale().convertToDouble());
   if (failed(shape))
     return failure();
-  return verifyLogSumExp(*this, getLogsumexp(), *shape);
+  return verifyLogSumExp(op, op.getLogsumexp(), *shape);
 }
+
+LogicalResult AttentionOp::verify() { return verifyAttention(*this); }
 
 /// Two products with the head dimension per pair (q k^T, then p v) and the
 /// softmax.
@@ -116,13 +121,7 @@ int64_t AttentionOp::getFlopCount() {
          (4 * shape.headDim + kSoftmaxFlopsPerPair);
 }
 
-LogicalResult AttentionBackwardOp::verify() {
-  FailureOr<AttentionShape> shape = verifyAttentionOperands(
-      *this, getQuery(), getKey(), getMask(), getScale().convertToDouble());
-  if (failed(shape))
-    return failure();
-  return verifyLogSumExp(*this, getLogsumexp(), *shape);
-}
+LogicalResult AttentionBackwardOp::verify() { return verifyAttention(*this); }
 
 /// Five products per pair (the scores again, dO v^T, dS k, dS^T q, P^T dO)
 /// and the softmax's gradient.
