@@ -129,6 +129,18 @@ class PowOfTensor(nn.Module):
         return torch.pow(x, x)
 
 
+class ScaledAddmm(nn.Module):
+    """addmm with beta other than 1."""
+
+    def __init__(self):
+        super().__init__()
+        self.weight = nn.Parameter(torch.randn(4, 3))
+        self.bias = nn.Parameter(torch.randn(3))
+
+    def forward(self, x):
+        return torch.addmm(self.bias, x, self.weight, beta=0.5)
+
+
 MODELS = {
     "unsupported": Unsupported,
     "branch": DataDependentBranch,
@@ -144,6 +156,7 @@ MODELS = {
     "roll-flattened": RollFlattened,
     "converts-type": ConvertsType,
     "pow-of-tensor": PowOfTensor,
+    "scaled-addmm": ScaledAddmm,
     "inplace-in-branch": InPlaceInBranch,
     "writes-input-into-mask": WritesInputIntoMask,
 }
