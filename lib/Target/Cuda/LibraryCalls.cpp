@@ -621,13 +621,10 @@ LogicalResult CallWriter::write() {
   writer.body() << "  remat_rt::currentOp = " << StepWriter::getOpLabel(op)
                 << ";\n";
   planScratch();
-  if (auto attention = dyn_cast<nn::AttentionOp>(op);
-      attention && getShape(attention.getQuery())[3] > kMaxAttentionHeadDim)
-    return emitOpError(op) << "has a head dimension above "
-                           << kMaxAttentionHeadDim
-                           << ", more than the CUDA runtime's attention takes";
-  if (auto attention = dyn_cast<nn::AttentionBackwardOp>(op);
-      attention && getShape(attention.getQuery())[3] > kMaxAttentionHeadDim)
+  // Attention's query is operand 0 of the forward and 1 of the backward.
+  if (isa<nn::AttentionOp, nn::AttentionBackwardOp>(op) &&
+      getShape(op->getOperand(isa<nn::AttentionOp>(op) ? 0 : 1))[3] >
+          kMaxAttentionHeadDim)
     return emitOpError(op) << "has a head dimension above "
                            << kMaxAttentionHeadDim
                            << ", more than the CUDA runtime's attention takes";

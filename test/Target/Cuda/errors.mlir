@@ -51,3 +51,11 @@ func.func @attention_head_dim(%q: tensor<1x1x2x512xf32>) -> tensor<1x1x2x512xf32
   %o, %l = nn.attention %q, %q, %q {scale = 0.25 : f64, remat.placement = #remat.placement<[0, 4352]>} : (tensor<1x1x2x512xf32>, tensor<1x1x2x512xf32>, tensor<1x1x2x512xf32>) -> (tensor<1x1x2x512xf32>, tensor<1x1x2xf32>)
   return %o : tensor<1x1x2x512xf32>
 }
+
+// -----
+
+func.func @attention_backward_head_dim(%q: tensor<1x1x2x512xf32>, %l: tensor<1x1x2xf32>) -> tensor<1x1x2x512xf32> attributes {remat.memory_plan = #remat.memory_plan<arena_bytes = 12800, alignment = 256>} {
+  // expected-error @+1 {{'nn.attention_backward' op has a head dimension above 256, more than the CUDA runtime's attention takes}}
+  %dq, %dk, %dv = nn.attention_backward %q, %q, %q, %q, %q, %l {scale = 0.25 : f64, remat.placement = #remat.placement<[0, 4096, 8192]>} : (tensor<1x1x2x512xf32>, tensor<1x1x2x512xf32>, tensor<1x1x2x512xf32>, tensor<1x1x2x512xf32>, tensor<1x1x2x512xf32>, tensor<1x1x2xf32>) -> (tensor<1x1x2x512xf32>, tensor<1x1x2x512xf32>, tensor<1x1x2x512xf32>)
+  return %dq : tensor<1x1x2x512xf32>
+}
