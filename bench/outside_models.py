@@ -5,11 +5,12 @@ constructors (small sizes, weights drawn from torch.manual_seed(0), nothing
 downloaded), and the U-Net and LSTM language model that a new user would
 write from the PyTorch tutorials. Each is wrapped so that its forward takes
 one tensor and returns logits [rows, classes] (a language model's
-[batch * tokens, vocabulary], as Hugging Face computes its own loss), and
+[batch * tokens, vocabulary], as Hugging Face computes its own loss; the
+U-Net's per-pixel [batch, classes, H, W]), and
 each has attention dropout 0 (remat's attention has none yet); other dropout
 stays as the model has it, drawn by zoo_check's copy of remat's generator.
 
-  MODELS[name] = Outside(build, example, classes, per_token)
+  MODELS[name] = Outside(build, example, classes, per_token, per_pixel)
 """
 
 import dataclasses
@@ -26,6 +27,7 @@ class Outside:
     example: callable  # (generator) -> the one input
     classes: int       # logits columns (labels are drawn below this)
     per_token: bool = False  # one label per token (a language model)
+    per_pixel: bool = False  # one label per pixel (segmentation logits)
 
 
 def tokens(generator):
@@ -111,7 +113,7 @@ def timm_model(name, **kwargs):
 class UNet(nn.Module):
     """Two levels of the U-Net as the tutorials write it: convolutions and
     batch norm down, a transposed convolution up, the skip concatenated,
-    per-pixel logits [N, 10, H, W] averaged to [N, 10]."""
+    per-pixel logits [N, 10, H, W] for a per-pixel cross entropy."""
 
     def __init__(self):
         super().__init__()
@@ -129,7 +131,7 @@ class UNet(nn.Module):
     def forward(self, x):
         skip = self.down(x)
         y = self.up(self.bottom(self.pool(skip)))
-        return self.head(self.merge(torch.cat([y, skip], dim=1))).mean((2, 3))
+        return self.head(self.merge(torch.cat([y, skip], dim=1)))
 
 
 class LSTMLanguageModel(nn.Module):
@@ -158,6 +160,6 @@ MODELS = {
     "timm-vit_tiny": Outside(timm_model("vit_tiny_patch16_224",
                                         img_size=IMAGE, patch_size=8),
                              images, 10),
-    "unet": Outside(UNet, images, 10),
+    "unet": Outside(UNet, images, 10, per_pixel=True),
     "lstm": Outside(LSTMLanguageModel, tokens, VOCAB, per_token=True),
 }

@@ -298,19 +298,22 @@ def redraw_zero_matrices(model):
 def draw_inputs(name):
     """The model's input and labels, from a seeded generator: images
     normal(0, 1) [2, 3, S, S] (token ids for language models), labels
-    uniform below the classes, one per row of the logits."""
+    uniform below the classes, one per row of the logits (per pixel for a
+    segmentation model's [N, C, H, W] logits)."""
     generator = torch.Generator().manual_seed(0)
-    rows, classes = BATCH, CLASSES
+    shape, classes = (BATCH,), CLASSES
     if name in OUTSIDE:
         outside = OUTSIDE[name]
         x = outside.example(generator)
         classes = outside.classes
         if outside.per_token:
-            rows = x.numel()
+            shape = (x.numel(),)
+        elif outside.per_pixel:
+            shape = (x.shape[0],) + tuple(x.shape[2:])
     else:
         _, size = spec(name)
         x = torch.randn(BATCH, 3, size, size, generator=generator)
-    labels = torch.randint(0, classes, (rows,), generator=generator)
+    labels = torch.randint(0, classes, shape, generator=generator)
     return x, labels
 
 

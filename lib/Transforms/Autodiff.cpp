@@ -65,8 +65,11 @@ static FailureOr<Value> getLabels(func::FuncOp function, Value logits) {
   if (labels)
     return labels;
   Builder b(function.getContext());
-  int64_t batch = cast<RankedTensorType>(logits.getType()).getDimSize(0);
-  auto type = RankedTensorType::get({batch}, b.getI64Type());
+  // One label per sample, or per position of [N, C, d1, ...] logits.
+  SmallVector<int64_t> shape(
+      cast<RankedTensorType>(logits.getType()).getShape());
+  shape.erase(shape.begin() + 1);
+  auto type = RankedTensorType::get(shape, b.getI64Type());
   unsigned index = function.getNumArguments();
   if (failed(function.insertArgument(index, type,
                                      getArgumentAttributes(b.getContext(),
@@ -93,10 +96,12 @@ static FailureOr<Value> buildLoss(func::FuncOp function, func::ReturnOp ret,
                 "logits";
     return first;
   }
-  if (!isFloatTensor(first.getType(), 2))
+  auto logits = dyn_cast<RankedTensorType>(first.getType());
+  if (!logits || logits.getRank() < 2 ||
+      !isa<FloatType>(logits.getElementType()))
     return emitFunctionError(function)
-           << "loss=cross-entropy needs [N, C] float logits as the first "
-              "result, not "
+           << "loss=cross-entropy needs float logits [N, C] (or [N, C, d1, "
+              "...], as F.cross_entropy) as the first result, not "
            << first.getType();
   FailureOr<Value> labels = getLabels(function, first);
   if (failed(labels))

@@ -411,15 +411,30 @@ std::optional<Tensors> KernelRunner::losses() {
                                               int64_t(o.getIgnoreIndex()), 0.0)};
       })
       .Case([&](nn::CrossEntropyBackwardOp o) {
-        // As autograd: through nll_loss and log_softmax.
-        at::Tensor logProbs = at::_log_softmax(in[1], 1, false);
-        at::Tensor counted =
-            in[2].ne(int64_t(o.getIgnoreIndex())).sum().to(in[1].scalar_type());
+        // As autograd: through nll_loss and log_softmax, on [rows, C] (the
+        // class dim moved last where the logits are [N, C, d1, ...]).
+        at::Tensor logits = in[1], labels = in[2];
+        if (logits.dim() > 2) {
+          logits = logits.movedim(1, -1).reshape({-1, logits.size(1)});
+          labels = labels.reshape({-1});
+        }
+        at::Tensor logProbs = at::_log_softmax(logits, 1, false);
+        at::Tensor counted = labels.ne(int64_t(o.getIgnoreIndex()))
+                                 .sum()
+                                 .to(logits.scalar_type());
         at::Tensor gradLogProbs = at::nll_loss_backward(
-            in[0], logProbs, in[2], {}, at::Reduction::Mean,
+            in[0], logProbs, labels, {}, at::Reduction::Mean,
             int64_t(o.getIgnoreIndex()), counted);
-        return Tensors{at::_log_softmax_backward_data(
-            gradLogProbs, logProbs, 1, in[1].scalar_type())};
+        at::Tensor grad = at::_log_softmax_backward_data(
+            gradLogProbs, logProbs, 1, logits.scalar_type());
+        if (in[1].dim() > 2) {
+          std::vector<int64_t> moved(in[1].sizes().begin(),
+                                     in[1].sizes().end());
+          moved.erase(moved.begin() + 1);
+          moved.push_back(in[1].size(1));
+          grad = grad.reshape(moved).movedim(-1, 1).contiguous();
+        }
+        return Tensors{grad};
       })
       .Default([](Operation *) { return std::nullopt; });
 }

@@ -407,16 +407,17 @@ LogicalResult CallWriter::writeLossOptimizer() {
         return success();
       })
       .Case([&](nn::CrossEntropyOp o) {
-        ArrayRef<int64_t> x = getShape(o.getLogits());
+        auto [samples, classes, inner] = around(o.getLogits(), 1);
         call("crossEntropyForward", in(o.getLogits()), in(o.getLabels()),
-             out(o.getLoss()), x[0], x[1], int64_t(o.getIgnoreIndex()));
+             out(o.getLoss()), samples * inner, classes, inner,
+             int64_t(o.getIgnoreIndex()));
         return success();
       })
       .Case([&](nn::CrossEntropyBackwardOp o) {
-        ArrayRef<int64_t> x = getShape(o.getLogits());
+        auto [samples, classes, inner] = around(o.getLogits(), 1);
         call("crossEntropyBackward", in(o.getGradLoss()), in(o.getLogits()),
-             in(o.getLabels()), out(o.getGradLogits()), x[0], x[1],
-             int64_t(o.getIgnoreIndex()));
+             in(o.getLabels()), out(o.getGradLogits()), samples * inner,
+             classes, inner, int64_t(o.getIgnoreIndex()));
         return success();
       })
       .Case([&](nn::SgdOp o) {

@@ -1,9 +1,10 @@
 //===- ConvertNetworkOps.cpp - layers, pooling, norms and losses ----------===//
 //
-// Convolutions (scripted `aten::conv2d` and the `aten::_convolution` of
-// traced graphs), batch and layer norm, pooling, upsampling, linear and
-// matmul, embedding, softmax, attention, cross entropy, and the random ops (dropout,
-// Bernoulli samples).
+// Convolutions, 1-D and 2-D, plain and transposed (the `aten::convNd` and
+// `aten::conv_transposeNd` of scripted and exported graphs, the
+// `aten::_convolution` of traced ones), batch and layer norm, pooling,
+// upsampling, linear and matmul, embedding, softmax, attention, cross entropy,
+// and the random ops (dropout, Bernoulli samples).
 //
 //===----------------------------------------------------------------------===//
 
@@ -24,8 +25,9 @@ using Node = torch::jit::Node;
 
 std::optional<LogicalResult>
 NodeConverter::convertNetworkOp(Node *node, llvm::StringRef kind) {
-  if (kind == "aten::conv2d" || kind == "aten::_convolution" ||
-      kind == "aten::convolution")
+  if (kind == "aten::conv1d" || kind == "aten::conv2d" ||
+      kind == "aten::conv3d" || kind.starts_with("aten::conv_transpose") ||
+      kind == "aten::_convolution" || kind == "aten::convolution")
     return convertConvolution(node, kind);
   if (kind == "aten::batch_norm")
     return convertBatchNorm(node);
@@ -77,32 +79,136 @@ static FailureOr<SmallVector<int64_t>> asPair(FailureOr<SmallVector<int64_t>> li
   return list;
 }
 
-LogicalResult NodeConverter::convertConvolution(Node *node,
-                                                llvm::StringRef kind) {
-  bool isGeneric = kind != "aten::conv2d";
+/// A convolution node's operands and geometry, whichever ATen op it is.
+struct torchscript::ConvolutionCall {
+  Value input, weight, bias;
+  SmallVector<int64_t> stride, padding, dilation, outputPadding;
+  int64_t groups = 1;
+  bool transposed = false;
+};
+
+/// Reads `node` as a ConvolutionCall. The ATen ops order their arguments
+/// three ways: convNd(x, w, b, stride, padding, dilation, groups),
+/// conv_transposeNd(x, w, b, stride, padding, output_padding, groups,
+/// dilation), and (_)convolution(x, w, b, stride, padding, dilation,
+/// transposed, output_padding, groups, ...).
+FailureOr<ConvolutionCall>
+NodeConverter::getConvolutionCall(Node *node, llvm::StringRef kind) {
+  ConvolutionCall call;
+  bool isGeneric = kind == "aten::_convolution" || kind == "aten::convolution";
+  call.transposed = kind.starts_with("aten::conv_transpose");
+  size_t dilationIndex = call.transposed ? 7 : 5;
+  size_t groupsIndex = isGeneric ? 8 : 6;
   FailureOr<Value> input = getTensor(node, 0);
   FailureOr<Value> weight = getTensor(node, 1);
   FailureOr<Value> bias = getOptionalTensor(node, 2);
-  FailureOr<SmallVector<int64_t>> stride = asPair(getIntList(node, 3));
-  FailureOr<SmallVector<int64_t>> padding = asPair(getIntList(node, 4));
-  FailureOr<SmallVector<int64_t>> dilation = asPair(getIntList(node, 5));
-  FailureOr<int64_t> groups = getInt(node, isGeneric ? 8 : 6);
-  FailureOr<RankedTensorType> type = getResultType(node);
+  FailureOr<SmallVector<int64_t>> stride = getIntList(node, 3);
+  FailureOr<SmallVector<int64_t>> padding = getIntList(node, 4);
+  FailureOr<SmallVector<int64_t>> dilation = getIntList(node, dilationIndex);
+  FailureOr<int64_t> groups = getInt(node, groupsIndex);
   if (failed(input) || failed(weight) || failed(bias) || failed(stride) ||
-      failed(padding) || failed(dilation) || failed(groups) || failed(type))
+      failed(padding) || failed(dilation) || failed(groups))
     return failure();
   if (isGeneric) {
     FailureOr<bool> transposed = getBool(node, 6);
     if (failed(transposed))
       return failure();
-    if (*transposed)
-      return emitNodeError(node) << "transposed convolutions are not supported";
+    call.transposed = *transposed;
   }
-  if (cast<RankedTensorType>(weight->getType()).getRank() != 4 ||
-      stride->size() != 2 || padding->size() != 2 || dilation->size() != 2)
-    return emitNodeError(node) << "only 2-D convolutions are supported";
-  finish(node, nn::Conv2dOp::create(builder, loc, *type, *input, *weight, *bias,
-                                    *stride, *padding, *dilation, *groups));
+  if (call.transposed) {
+    FailureOr<SmallVector<int64_t>> outputPadding =
+        getIntList(node, isGeneric ? 7 : 5);
+    if (failed(outputPadding))
+      return failure();
+    call.outputPadding = *outputPadding;
+  }
+  call.input = *input;
+  call.weight = *weight;
+  call.bias = *bias;
+  call.stride = *stride;
+  call.padding = *padding;
+  call.dilation = *dilation;
+  call.groups = *groups;
+  return call;
+}
+
+/// `list` with one value per spatial dimension of a convolution with
+/// `spatialDims` of them ([k] stands for [k] * spatialDims), or failure.
+static FailureOr<SmallVector<int64_t>> perSpatialDim(ArrayRef<int64_t> list,
+                                                     size_t spatialDims) {
+  if (list.size() == spatialDims)
+    return SmallVector<int64_t>(list);
+  if (list.size() == 1)
+    return SmallVector<int64_t>(spatialDims, list.front());
+  return failure();
+}
+
+LogicalResult NodeConverter::convertConvolution(Node *node,
+                                                llvm::StringRef kind) {
+  FailureOr<ConvolutionCall> call = getConvolutionCall(node, kind);
+  FailureOr<RankedTensorType> type = getResultType(node);
+  if (failed(call) || failed(type))
+    return failure();
+  auto weightType = cast<RankedTensorType>(call->weight.getType());
+  int64_t spatialDims = weightType.getRank() - 2;
+  if (spatialDims != 1 && spatialDims != 2)
+    return emitNodeError(node)
+           << "only 1-D and 2-D convolutions are supported, not " << spatialDims
+           << "-D";
+  SmallVector<SmallVector<int64_t> *> geometry = {&call->stride, &call->padding,
+                                                  &call->dilation};
+  if (call->transposed)
+    geometry.push_back(&call->outputPadding);
+  for (SmallVector<int64_t> *list : geometry) {
+    FailureOr<SmallVector<int64_t>> expanded =
+        perSpatialDim(*list, spatialDims);
+    if (failed(expanded))
+      return emitNodeError(node) << "expects one stride, padding, dilation "
+                                    "and output padding per spatial dimension";
+    *list = *expanded;
+  }
+  // A 1-D convolution is the 2-D one over images of height 1.
+  if (spatialDims == 1) {
+    call->input = createUnsqueeze(node, call->input, 2, 1);
+    call->weight = createUnsqueeze(node, call->weight, 2, 1);
+    call->stride.insert(call->stride.begin(), 1);
+    call->padding.insert(call->padding.begin(), 0);
+    call->dilation.insert(call->dilation.begin(), 1);
+    if (call->transposed)
+      call->outputPadding.insert(call->outputPadding.begin(), 0);
+  }
+  SmallVector<int64_t> shape(type->getShape());
+  if (spatialDims == 1)
+    shape.insert(shape.begin() + 2, 1);
+  auto type2d = RankedTensorType::get(shape, type->getElementType());
+  Value result;
+  if (!call->transposed) {
+    result = record(node, nn::Conv2dOp::create(
+                              builder, loc, type2d, call->input, call->weight,
+                              call->bias, call->stride, call->padding,
+                              call->dilation, call->groups));
+  } else {
+    // The transposed convolution is the input gradient of the convolution
+    // with the same weight; the result type carries the output padding,
+    // which must leave the forward convolution's output size unchanged.
+    for (int64_t i = 0; i < 2; ++i)
+      if (call->outputPadding[i] >= call->stride[i])
+        return emitNodeError(node)
+               << "expects output padding smaller than the stride (got "
+               << call->outputPadding[i] << " and " << call->stride[i] << ")";
+    result = record(node, nn::Conv2dBackwardInputOp::create(
+                              builder, loc, type2d, call->input, call->weight,
+                              call->stride, call->padding, call->dilation,
+                              call->groups));
+    if (call->bias) {
+      Value channels = createUnsqueeze(node, call->bias, 1, 2);
+      result = record(
+          node, nn::AddOp::create(builder, loc, type2d, result, channels));
+    }
+  }
+  if (spatialDims == 1)
+    result = record(node, nn::ReshapeOp::create(builder, loc, *type, result));
+  map(node->output(), result);
   return success();
 }
 

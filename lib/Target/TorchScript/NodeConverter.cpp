@@ -225,6 +225,22 @@ void NodeConverter::finish(Node *node, Operation *op, unsigned mappedResults) {
     values[node->output(i)] = op->getResult(i);
 }
 
+Value NodeConverter::record(Node *node, Operation *op) {
+  createdOps.push_back({op, getModulePath(node)});
+  return op->getResult(0);
+}
+
+Value NodeConverter::createUnsqueeze(Node *node, Value value, int64_t dim,
+                                     int64_t count) {
+  auto type = cast<RankedTensorType>(value.getType());
+  SmallVector<int64_t> shape(type.getShape());
+  shape.insert(shape.begin() + dim, count, 1);
+  return record(node, nn::ReshapeOp::create(
+                          builder, loc,
+                          RankedTensorType::get(shape, type.getElementType()),
+                          value));
+}
+
 //===----------------------------------------------------------------------===//
 // Dispatch
 //===----------------------------------------------------------------------===//

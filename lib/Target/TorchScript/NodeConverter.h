@@ -26,6 +26,8 @@
 
 namespace mlir::remat::torchscript {
 
+struct ConvolutionCall;
+
 class NodeConverter {
 public:
   /// Adds a function argument (dropout seeds) named `name` with `role`.
@@ -74,6 +76,8 @@ private:
   std::optional<LogicalResult> convertTensorOp(Node *node, llvm::StringRef kind);
 
   LogicalResult convertConvolution(Node *node, llvm::StringRef kind);
+  FailureOr<ConvolutionCall> getConvolutionCall(Node *node,
+                                                llvm::StringRef kind);
   LogicalResult convertBatchNorm(Node *node);
   LogicalResult convertLayerNorm(Node *node);
   LogicalResult convertMaxPool(Node *node, bool withIndices);
@@ -149,6 +153,11 @@ private:
   /// Records `op` as created for `node` and maps the node's first outputs
   /// to the op's first results.
   void finish(Node *node, Operation *op, unsigned mappedResults = 1);
+  /// Records `op`, one of several created for `node`, and returns its first
+  /// result.
+  Value record(Node *node, Operation *op);
+  /// `value` reshaped with `count` dimensions of size 1 inserted at `dim`.
+  Value createUnsqueeze(Node *node, Value value, int64_t dim, int64_t count);
   InFlightDiagnostic emitNodeError(Node *node);
   InFlightDiagnostic emitInputError(Node *node, size_t index);
 

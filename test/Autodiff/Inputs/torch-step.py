@@ -8,7 +8,8 @@
 
 Loads MODEL.pt in training mode, draws each input of forward from a seeded
 torch generator (floats normal(0, 1), integers uniform below --int-high) and
-labels uniform below --classes (one per row of the [N, C] logits), runs forward, cross entropy and autograd
+labels uniform below --classes (one per row of [N, C] logits, one per
+position of [N, C, d1, ...] logits), runs forward, cross entropy and autograd
 once, and with an optimizer one torch.optim step. Writes
   OUTDIR/inputs/<input>.npy, OUTDIR/inputs/labels.npy   for remat-run --inputs
   OUTDIR/expected/loss.npy
@@ -108,10 +109,12 @@ def run_forward_backward(args, model, inputs, generator):
 def accumulate(args, model, micro, generator):
     steps = len(micro)
     logits = model(*micro[0])
-    # One label per row of the [N, C] logits: the batch, or batch x tokens
-    # for a model that returns token-level logits.
+    # One label per row of the [N, C] logits (the batch, or batch x tokens
+    # for a model that returns token-level logits), or per position of
+    # [N, C, d1, ...] logits, as F.cross_entropy takes them.
     rows = logits.shape[0]
-    labels = torch.randint(0, args.classes, (steps * rows,),
+    labels = torch.randint(0, args.classes,
+                           (steps * rows,) + tuple(logits.shape[2:]),
                            generator=generator)
     total = None
     for i in range(steps):

@@ -908,7 +908,7 @@ func.func @log_softmax_backward_dim(%g: tensor<2x3xf32>) -> tensor<2x3xf32> {
 // -----
 
 func.func @cross_entropy_logits(%l: tensor<8xf32>, %t: tensor<8xi64>) -> tensor<f32> {
-  // expected-error @+1 {{expects logits of rank 2, got 'tensor<8xf32>'}}
+  // expected-error @+1 {{expects logits of rank 2 or more ([N, C, d1, ...]), got 'tensor<8xf32>'}}
   %0 = nn.cross_entropy %l, %t : (tensor<8xf32>, tensor<8xi64>) -> tensor<f32>
   return %0 : tensor<f32>
 }
@@ -918,6 +918,14 @@ func.func @cross_entropy_logits(%l: tensor<8xf32>, %t: tensor<8xi64>) -> tensor<
 func.func @cross_entropy_labels(%l: tensor<8x10xf32>, %t: tensor<4xi64>) -> tensor<f32> {
   // expected-error @+1 {{expects labels of shape 8, got 'tensor<4xi64>'}}
   %0 = nn.cross_entropy %l, %t : (tensor<8x10xf32>, tensor<4xi64>) -> tensor<f32>
+  return %0 : tensor<f32>
+}
+
+// -----
+
+func.func @cross_entropy_pixel_labels(%l: tensor<2x10x4x4xf32>, %t: tensor<2x4xi64>) -> tensor<f32> {
+  // expected-error @+1 {{expects labels of shape 2x4x4, got 'tensor<2x4xi64>'}}
+  %0 = nn.cross_entropy %l, %t : (tensor<2x10x4x4xf32>, tensor<2x4xi64>) -> tensor<f32>
   return %0 : tensor<f32>
 }
 

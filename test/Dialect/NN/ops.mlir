@@ -242,6 +242,15 @@ func.func @losses(%logits: tensor<8x10xf32>, %labels: tensor<8xi64>, %g: tensor<
   return %loss, %dp, %dlp, %dl : tensor<f32>, tensor<8x10xf32>, tensor<8x10xf32>, tensor<8x10xf32>
 }
 
+// CHECK-LABEL: func.func @pixel_cross_entropy
+func.func @pixel_cross_entropy(%logits: tensor<2x10x4x4xf32>, %labels: tensor<2x4x4xi64>, %one: tensor<f32>) -> (tensor<f32>, tensor<2x10x4x4xf32>) {
+  // CHECK: nn.cross_entropy %{{.*}}, %{{.*}} : (tensor<2x10x4x4xf32>, tensor<2x4x4xi64>) -> tensor<f32>
+  %loss = nn.cross_entropy %logits, %labels : (tensor<2x10x4x4xf32>, tensor<2x4x4xi64>) -> tensor<f32>
+  // CHECK: nn.cross_entropy_backward %{{.*}}, %{{.*}}, %{{.*}} : (tensor<f32>, tensor<2x10x4x4xf32>, tensor<2x4x4xi64>) -> tensor<2x10x4x4xf32>
+  %dl = nn.cross_entropy_backward %one, %logits, %labels : (tensor<f32>, tensor<2x10x4x4xf32>, tensor<2x4x4xi64>) -> tensor<2x10x4x4xf32>
+  return %loss, %dl : tensor<f32>, tensor<2x10x4x4xf32>
+}
+
 // CHECK-LABEL: func.func @optimizers
 func.func @optimizers(%p: tensor<16xf32>, %g: tensor<16xf32>, %buf: tensor<16xf32>, %m: tensor<16xf32>, %v: tensor<16xf32>, %step: tensor<f32>) -> (tensor<16xf32>, tensor<16xf32>, tensor<16xf32>, tensor<16xf32>, tensor<16xf32>, tensor<16xf32>) {
   // CHECK: nn.sgd %{{.*}}, %{{.*}} {lr = 1.000000e-01 : f64} : (tensor<16xf32>, tensor<16xf32>) -> tensor<16xf32>

@@ -33,14 +33,19 @@ LogicalResult LogSoftmaxBackwardOp::verify() {
   return verifySoftmaxDim(*this, getDim());
 }
 
-/// Checks logits [N, C], labels [N] and a 0-d loss (or loss gradient) of the
-/// logits' element type.
+/// Checks logits [N, C, d1, ...], labels [N, d1, ...] and a 0-d loss (or
+/// loss gradient) of the logits' element type.
 static LogicalResult verifyCrossEntropy(Operation *op, RankedTensorType logits,
                                         RankedTensorType labels,
                                         RankedTensorType loss,
                                         StringRef lossName) {
-  if (failed(expectRank(op, "logits", logits, 2)) ||
-      failed(expectShape(op, "labels", labels, {logits.getDimSize(0)})) ||
+  if (logits.getRank() < 2)
+    return op->emitOpError()
+           << "expects logits of rank 2 or more ([N, C, d1, ...]), got "
+           << logits;
+  SmallVector<int64_t> labelShape(logits.getShape());
+  labelShape.erase(labelShape.begin() + 1);
+  if (failed(expectShape(op, "labels", labels, labelShape)) ||
       failed(expectRank(op, ("a " + lossName).str(), loss, 0)))
     return failure();
   return expectSameElementType(op, "logits", logits, lossName, loss);

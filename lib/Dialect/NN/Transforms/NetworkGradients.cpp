@@ -1,9 +1,9 @@
 //===- NetworkGradients.cpp - gradients of layers, norms and losses -------===//
 //
-// Convolution, normalization, pooling, upsampling, linear, matmul,
-// embedding, softmax, attention, cross entropy and dropout: each forward op's gradient
-// is the nn backward op that ATen's autograd runs for it, built only for the
-// operands that need one.
+// Convolution (and transposed convolution), normalization, pooling,
+// upsampling, linear, matmul, embedding, softmax, attention, cross entropy
+// and dropout: each forward op's gradient is the nn backward op that ATen's
+// autograd runs for it, built only for the operands that need one.
 //
 //===----------------------------------------------------------------------===//
 
@@ -31,6 +31,28 @@ static LogicalResult conv2dGradient(Conv2dOp op, GradientBuilder &b,
   if (op.getBias() && needed[2])
     grads[2] = b.create<Conv2dBackwardBiasOp>("grad_bias",
                                               op.getBias().getType(), gy[0]);
+  return success();
+}
+
+/// conv2d_backward_input is also the transposed convolution: linear in
+/// each operand, its gradients are the convolution of the result's gradient
+/// with the weight, and the weight gradient with the roles of input and
+/// output gradient exchanged.
+static LogicalResult conv2dTransposeGradient(Conv2dBackwardInputOp op,
+                                             GradientBuilder &b,
+                                             ArrayRef<Value> gy,
+                                             ArrayRef<bool> needed,
+                                             Gradients grads) {
+  if (needed[0])
+    grads[0] = b.create<Conv2dOp>("grad_input", op.getGradOutput().getType(),
+                                  gy[0], op.getWeight(), Value(),
+                                  op.getStrideAttr(), op.getPaddingAttr(),
+                                  op.getDilationAttr(), op.getGroupsAttr());
+  if (needed[1])
+    grads[1] = b.create<Conv2dBackwardWeightOp>(
+        "grad_weight", op.getWeight().getType(), op.getGradOutput(), gy[0],
+        op.getStrideAttr(), op.getPaddingAttr(), op.getDilationAttr(),
+        op.getGroupsAttr());
   return success();
 }
 
@@ -214,6 +236,8 @@ static LogicalResult dropoutGradient(DropoutOp op, GradientBuilder &b,
 
 void mlir::nn::registerNetworkGradientRules(MLIRContext *context) {
   Conv2dOp::attachInterface<GradientModel<Conv2dOp, conv2dGradient>>(*context);
+  Conv2dBackwardInputOp::attachInterface<
+      GradientModel<Conv2dBackwardInputOp, conv2dTransposeGradient>>(*context);
   BatchNormOp::attachInterface<GradientModel<BatchNormOp, batchNormGradient>>(
       *context);
   BatchNormUpdateStatsOp::attachInterface<GradientModel<

@@ -3,13 +3,16 @@
 // Part of the runtime pasted after RematCudaOps.cuh. Softmax and log-softmax
 // along the middle dim of an [outer, dimSize, inner] view (ATen's _softmax,
 // _log_softmax and their backward from the result), and mean cross entropy of
-// [n, classes] logits against int64 labels (ATen's cross_entropy: nll_loss of
-// log_softmax, mean over the labels not equal to ignore_index, NaN when there
-// are none; the gradient is 0 then).
+// [N, classes, d1, ...] logits against int64 labels [N, d1, ...] (ATen's
+// cross_entropy: nll_loss of log_softmax, mean over the labels not equal to
+// ignore_index, NaN when there are none; the gradient is 0 then).
 //
 // With inner == 1 (softmax along the last dim) one block runs each row; else
 // one thread runs each (outer, inner) column, reading across the columns'
-// contiguous inner index. Sums of exponentials accumulate in double.
+// contiguous inner index. Sums of exponentials accumulate in double. Cross
+// entropy runs one block per row of classes, n = N x d1 x ... rows whose
+// class scores lie inner = d1 x ... apart (strided reads for per-pixel
+// logits: correct, not coalesced).
 //
 // No scratch memory: the cross entropy forward adds each row's loss into
 // the 0-d result with atomicAdd, and one block divides by the label count
@@ -62,16 +65,17 @@ struct LossRowStats {
 
 __device__ inline LossRowStats lossRowStats(const float *row, int64_t size,
                                             float *maxPartial,
-                                            double *sumPartial) {
+                                            double *sumPartial,
+                                            int64_t stride = 1) {
   float max = -INFINITY;
   for (int64_t j = threadIdx.x; j < size; j += blockDim.x) {
-    float value = row[j];
+    float value = row[j * stride];
     max = (value > max || isnan(value)) ? value : max;
   }
   max = lossBlockMax(max, maxPartial);
   double sum = 0.0;
   for (int64_t j = threadIdx.x; j < size; j += blockDim.x)
-    sum += expf(row[j] - max);
+    sum += expf(row[j * stride] - max);
   sum = blockSum(sum, sumPartial);
   return {max, float(sum), float(log(sum))};
 }
@@ -202,24 +206,33 @@ inline void softmaxBackward(Context &ctx, const float *dy, const float *y,
 // Cross entropy
 //===----------------------------------------------------------------------===//
 
+/// Where row r's classes start in [n / inner, classes, inner] logits: the
+/// row's class scores are `inner` apart.
+__device__ inline int64_t lossRowStart(int64_t r, int64_t classes,
+                                       int64_t inner) {
+  int64_t sample = r / inner;
+  return (sample * classes) * inner + (r - sample * inner);
+}
+
 /// One block per row: loss += logsumexp(row) - row[label] for the rows whose
 /// label is not ignoreIndex (a label out of range, an error in ATen, adds
 /// NaN). `loss` is zeroed before.
 __global__ void lossCrossEntropySumKernel(const float *logits,
                                           const int64_t *labels, float *loss,
                                           int64_t n, int64_t classes,
-                                          int64_t ignoreIndex) {
+                                          int64_t inner, int64_t ignoreIndex) {
   __shared__ float maxPartial[32];
   __shared__ double sumPartial[32];
   for (int64_t r = blockIdx.x; r < n; r += gridDim.x) {
     int64_t label = labels[r];
     if (label == ignoreIndex)
       continue; // the same for the whole block
-    const float *row = logits + r * classes;
-    LossRowStats stats = lossRowStats(row, classes, maxPartial, sumPartial);
+    const float *row = logits + lossRowStart(r, classes, inner);
+    LossRowStats stats =
+        lossRowStats(row, classes, maxPartial, sumPartial, inner);
     if (threadIdx.x == 0) {
       float value = label >= 0 && label < classes
-                        ? -(row[label] - stats.max - stats.logSum)
+                        ? -(row[label * inner] - stats.max - stats.logSum)
                         : NAN;
       atomicAdd(loss, value);
     }
@@ -247,12 +260,13 @@ __global__ void lossCrossEntropyMeanKernel(const int64_t *labels, float *loss,
 
 inline void crossEntropyForward(Context &ctx, const float *logits,
                                 const int64_t *labels, float *loss, int64_t n,
-                                int64_t classes, int64_t ignoreIndex) {
+                                int64_t classes, int64_t inner,
+                                int64_t ignoreIndex) {
   REMAT_CHECK_CUDA(cudaMemsetAsync(loss, 0, sizeof(float), ctx.stream));
   if (n > 0 && classes > 0) {
     lossCrossEntropySumKernel<<<lossBlocksFor(n, 65535 * 8),
                                 lossThreadsFor(classes), 0, ctx.stream>>>(
-        logits, labels, loss, n, classes, ignoreIndex);
+        logits, labels, loss, n, classes, inner, ignoreIndex);
     REMAT_CHECK_LAUNCH();
   }
   lossCrossEntropyMeanKernel<<<1, 256, 0, ctx.stream>>>(labels, loss, n,
@@ -266,7 +280,7 @@ __global__ void lossCrossEntropyBackwardKernel(const float *dloss,
                                                const float *logits,
                                                const int64_t *labels,
                                                float *dlogits, int64_t n,
-                                               int64_t classes,
+                                               int64_t classes, int64_t inner,
                                                int64_t ignoreIndex) {
   __shared__ long long countPartial[32];
   __shared__ float maxPartial[32];
@@ -275,17 +289,19 @@ __global__ void lossCrossEntropyBackwardKernel(const float *dloss,
   float scale = *dloss / float(count);
   for (int64_t r = blockIdx.x; r < n; r += gridDim.x) {
     int64_t label = labels[r];
-    const float *row = logits + r * classes;
-    float *out = dlogits + r * classes;
+    int64_t start = lossRowStart(r, classes, inner);
+    const float *row = logits + start;
+    float *out = dlogits + start;
     if (label == ignoreIndex) { // the same for the whole block
       for (int64_t j = threadIdx.x; j < classes; j += blockDim.x)
-        out[j] = 0.0f;
+        out[j * inner] = 0.0f;
       continue;
     }
-    LossRowStats stats = lossRowStats(row, classes, maxPartial, sumPartial);
+    LossRowStats stats =
+        lossRowStats(row, classes, maxPartial, sumPartial, inner);
     for (int64_t j = threadIdx.x; j < classes; j += blockDim.x) {
-      float probability = expf(row[j] - stats.max - stats.logSum);
-      out[j] = probability * scale - (j == label ? scale : 0.0f);
+      float probability = expf(row[j * inner] - stats.max - stats.logSum);
+      out[j * inner] = probability * scale - (j == label ? scale : 0.0f);
     }
   }
 }
@@ -293,7 +309,7 @@ __global__ void lossCrossEntropyBackwardKernel(const float *dloss,
 inline void crossEntropyBackward(Context &ctx, const float *dloss,
                                  const float *logits, const int64_t *labels,
                                  float *dlogits, int64_t n, int64_t classes,
-                                 int64_t ignoreIndex) {
+                                 int64_t inner, int64_t ignoreIndex) {
   if (n * classes == 0)
     return;
   // Every block scans the n labels: a few blocks per multiprocessor.
@@ -304,7 +320,7 @@ inline void crossEntropyBackward(Context &ctx, const float *dloss,
   int64_t cap = 4 * int64_t(processors > 0 ? processors : 1);
   lossCrossEntropyBackwardKernel<<<lossBlocksFor(n, cap),
                                    lossThreadsFor(classes), 0, ctx.stream>>>(
-      dloss, logits, labels, dlogits, n, classes, ignoreIndex);
+      dloss, logits, labels, dlogits, n, classes, inner, ignoreIndex);
   REMAT_CHECK_LAUNCH();
 }
 

@@ -35,6 +35,13 @@ def NN_Conv2dOp : NN_Op<"conv2d"> {
 
 def NN_Conv2dBackwardInputOp : NN_Op<"conv2d_backward_input"> {
   let summary = "gradient of a conv2d's input from grad_output and the weight";
+  let description = [{
+    Also the transposed convolution (ConvTranspose2d, without its bias):
+    the weight is then [C_in, C_out / groups, KH, KW] and `grad_output` the
+    transposed convolution's input. The result's spatial size is any whose
+    convolution gives `grad_output`'s (the output padding, below the
+    stride, is in the result type).
+  }];
   let arguments = !con((ins NN_FloatTensor:$grad_output,
                             NN_FloatTensor:$weight), ConvGeometry);
   let results = (outs NN_FloatTensor:$grad_input);

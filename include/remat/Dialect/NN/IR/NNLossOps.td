@@ -49,8 +49,9 @@ def NN_LogSoftmaxBackwardOp : NN_SoftmaxLikeBackwardOp<"log_softmax_backward"> {
 def NN_CrossEntropyOp : NN_Op<"cross_entropy"> {
   let summary = "mean negative log-likelihood of labels under softmax(logits)";
   let description = [{
-    logits [N, C], labels [N] of integers in [0, C) (or `ignore_index`, whose
-    samples are left out of the mean), result a 0-d tensor: ATen's
+    logits [N, C] or [N, C, d1, ...] (a class score per pixel or position),
+    labels [N] or [N, d1, ...] of integers in [0, C) (or `ignore_index`,
+    whose positions are left out of the mean), result a 0-d tensor: ATen's
     cross_entropy with mean reduction, no weights, no label smoothing.
   }];
   let arguments = (ins NN_FloatTensor:$logits, NN_IndexTensor:$labels,
