@@ -29,6 +29,9 @@ NodeConverter::convertNetworkOp(Node *node, llvm::StringRef kind) {
       kind == "aten::conv3d" || kind.starts_with("aten::conv_transpose") ||
       kind == "aten::_convolution" || kind == "aten::convolution")
     return convertConvolution(node, kind);
+  if (kind == "aten::lstm" || kind == "aten::gru" || kind == "aten::rnn_tanh" ||
+      kind == "aten::rnn_relu")
+    return convertRecurrent(node, kind);
   if (kind == "aten::batch_norm")
     return convertBatchNorm(node);
   if (kind == "aten::layer_norm")

@@ -225,8 +225,8 @@ void NodeConverter::finish(Node *node, Operation *op, unsigned mappedResults) {
     values[node->output(i)] = op->getResult(i);
 }
 
-Value NodeConverter::record(Node *node, Operation *op) {
-  createdOps.push_back({op, getModulePath(node)});
+Value NodeConverter::record(Node *node, Operation *op, std::string label) {
+  createdOps.push_back({op, getModulePath(node), {}, std::move(label)});
   return op->getResult(0);
 }
 

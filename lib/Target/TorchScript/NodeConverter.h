@@ -27,6 +27,9 @@
 namespace mlir::remat::torchscript {
 
 struct ConvolutionCall;
+struct RecurrentCall;
+struct RecurrentWeights;
+enum class RecurrentCell;
 
 class NodeConverter {
 public:
@@ -55,6 +58,9 @@ public:
     Operation *op;
     std::string modulePath;
     std::string suffix = {};
+    /// Where a node makes many ops (an unrolled LSTM), the op's name after
+    /// the module path in place of its kind (`l0.t3.sigmoid`).
+    std::string label = {};
   };
   const std::vector<CreatedOp> &getCreatedOps() const { return createdOps; }
 
@@ -78,6 +84,8 @@ private:
   LogicalResult convertConvolution(Node *node, llvm::StringRef kind);
   FailureOr<ConvolutionCall> getConvolutionCall(Node *node,
                                                 llvm::StringRef kind);
+  LogicalResult convertRecurrent(Node *node, llvm::StringRef kind);
+  FailureOr<RecurrentCall> getRecurrentCall(Node *node, llvm::StringRef kind);
   LogicalResult convertBatchNorm(Node *node);
   LogicalResult convertLayerNorm(Node *node);
   LogicalResult convertMaxPool(Node *node, bool withIndices);
@@ -155,7 +163,7 @@ private:
   void finish(Node *node, Operation *op, unsigned mappedResults = 1);
   /// Records `op`, one of several created for `node`, and returns its first
   /// result.
-  Value record(Node *node, Operation *op);
+  Value record(Node *node, Operation *op, std::string label = {});
   /// `value` reshaped with `count` dimensions of size 1 inserted at `dim`.
   Value createUnsqueeze(Node *node, Value value, int64_t dim, int64_t count);
   InFlightDiagnostic emitNodeError(Node *node);

@@ -31,6 +31,7 @@
 #include <set>
 #include <sstream>
 #include <unordered_map>
+#include <unordered_set>
 
 using namespace mlir;
 using namespace mlir::remat;
@@ -196,6 +197,7 @@ private:
   /// path in module order.
   std::unordered_map<const c10::TensorImpl *, jit::Value *> liftedByTensor;
   std::unordered_map<const c10::TensorImpl *, std::string> canonicalNames;
+  std::unordered_set<const c10::TensorImpl *> parameters;
 };
 } // namespace
 
@@ -218,6 +220,15 @@ jit::Value *AttributeLifter::getLiftedInput(const std::string &path,
   liftedByPath[path] = input;
   liftedByTensor[impl] = input;
   return input;
+}
+
+/// Whether `value` is a non-empty list holding only tensors.
+static bool isTensorList(const c10::IValue &value) {
+  if (!value.isList() || value.toListRef().empty())
+    return false;
+  return llvm::all_of(value.toListRef(), [](const c10::IValue &element) {
+    return element.isTensor();
+  });
 }
 
 LogicalResult AttributeLifter::lift(jit::Node *getAttr) {
@@ -252,6 +263,21 @@ LogicalResult AttributeLifter::lift(jit::Node *getAttr) {
     return success();
   }
   jit::WithInsertPoint insertPoint(getAttr);
+  if (isTensorList(value)) {
+    // A list of the module's tensors (nn.LSTM's `_flat_weights`): each
+    // lifted as the others are, the list built in the graph.
+    std::vector<jit::Value *> elements;
+    size_t index = 0;
+    for (const c10::IValue &element : value.toListRef())
+      elements.push_back(getLiftedInput(
+          path + "." + std::to_string(index++), element.toTensor(),
+          !parameters.count(element.toTensor().unsafeGetTensorImpl())));
+    jit::Node *list =
+        graph.insertNode(graph.createList(c10::TensorType::get(), elements));
+    list->setScope(getAttr->scope());
+    output->replaceAllUsesWith(list->output());
+    return success();
+  }
   c10::optional<jit::Value *> constant = graph.insertConstant(
       value, c10::nullopt, getAttr->scope());
   if (!constant)
@@ -266,9 +292,11 @@ LogicalResult AttributeLifter::run(const c10::IValue &self) {
   jit::Value *selfInput = graph.inputs()[0];
   objects[selfInput] = {self, ""};
   jit::Module module(self.toObject());
-  for (const auto &parameter : module.named_parameters(/*recurse=*/true))
+  for (const auto &parameter : module.named_parameters(/*recurse=*/true)) {
     canonicalNames.emplace(parameter.value.unsafeGetTensorImpl(),
                            parameter.name);
+    parameters.insert(parameter.value.unsafeGetTensorImpl());
+  }
   for (const auto &buffer : module.named_buffers(/*recurse=*/true))
     canonicalNames.emplace(buffer.value.unsafeGetTensorImpl(), buffer.name);
   std::vector<jit::Node *> getAttrs;
@@ -348,6 +376,12 @@ static c10::optional<c10::IValue> formatMessage(jit::Value *message) {
 
 static LogicalResult checkStraightLine(jit::Graph &graph, Location fileLoc) {
   for (jit::Node *node : graph.nodes()) {
+    // Packed sequences: the recurrent layers' shapes depend on the lengths'
+    // values, which the importer cannot follow.
+    if (isKind(node, "aten::_pack_padded_sequence"))
+      return emitError(getNodeLocation(node, fileLoc))
+             << "packed sequences (pack_padded_sequence) are not supported: "
+                "pass the padded batch to the recurrent layer";
     // A `raise` (or a failed `assert`) that the inputs' shapes reach.
     if (node->kind() == c10::prim::RaiseException) {
       c10::optional<c10::IValue> message;

@@ -126,8 +126,8 @@ LogicalResult FunctionAssembler::collectResults(NodeConverter &converter) {
 }
 
 /// Names each op after the module that produced it: the module's path when
-/// it produced one op, else the path and the op's kind; duplicates get .2,
-/// .3, ...
+/// it produced one op, else the path and the op's label or kind; duplicates
+/// get .2, .3, ...
 void FunctionAssembler::nameOps(NodeConverter &converter) {
   std::map<std::string, int> opsPerPath;
   for (const NodeConverter::CreatedOp &created : converter.getCreatedOps())
@@ -141,6 +141,8 @@ void FunctionAssembler::nameOps(NodeConverter &converter) {
       base = kind;
     else if (!created.suffix.empty())
       base += "." + created.suffix;
+    else if (!created.label.empty())
+      base += "." + created.label;
     else if (opsPerPath[created.modulePath] > 1)
       base += "." + kind;
     std::string name = base;
