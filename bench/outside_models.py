@@ -6,9 +6,9 @@ downloaded), and the U-Net and LSTM language model that a new user would
 write from the PyTorch tutorials. Each is wrapped so that its forward takes
 one tensor and returns logits [rows, classes] (a language model's
 [batch * tokens, vocabulary], as Hugging Face computes its own loss; the
-U-Net's per-pixel [batch, classes, H, W]), and
-each has attention dropout 0 (remat's attention has none yet); other dropout
-stays as the model has it, drawn by zoo_check's copy of remat's generator.
+U-Net's per-pixel [batch, classes, H, W]). Dropout, attention dropout
+included, stays as each config has it by default (GPT-2 and BERT 0.1 on the
+attention weights), drawn by zoo_check's copy of remat's generator.
 
   MODELS[name] = Outside(build, example, classes, per_token, per_pixel)
 """
@@ -66,7 +66,7 @@ class ClassifierLogits(nn.Module):
 def hf_gpt2():
     from transformers import GPT2Config, GPT2LMHeadModel
     config = GPT2Config(n_layer=2, n_embd=64, n_head=4, vocab_size=VOCAB,
-                        n_positions=64, attn_pdrop=0.0, bos_token_id=0,
+                        n_positions=64, bos_token_id=0,
                         eos_token_id=0, attn_implementation="sdpa")
     return LanguageModelLogits(GPT2LMHeadModel(config))
 
@@ -87,8 +87,7 @@ def hf_bert():
     config = BertConfig(hidden_size=64, intermediate_size=128,
                         num_hidden_layers=2, num_attention_heads=4,
                         vocab_size=VOCAB, max_position_embeddings=64,
-                        num_labels=10, attention_probs_dropout_prob=0.0,
-                        attn_implementation="sdpa")
+                        num_labels=10, attn_implementation="sdpa")
     return ClassifierLogits(BertForSequenceClassification(config), "input_ids")
 
 
@@ -97,7 +96,6 @@ def hf_vit():
     config = ViTConfig(image_size=IMAGE, patch_size=8, hidden_size=64,
                        intermediate_size=128, num_hidden_layers=2,
                        num_attention_heads=4, num_labels=10,
-                       attention_probs_dropout_prob=0.0,
                        attn_implementation="sdpa")
     return ClassifierLogits(ViTForImageClassification(config), "pixel_values")
 

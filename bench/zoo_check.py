@@ -58,6 +58,7 @@ no weights are downloaded.
 import argparse
 import contextlib
 import json
+import math
 import os
 import re
 import shutil
@@ -160,9 +161,13 @@ def seed_values(count):
     return [0x5EED0000 + 7919 * k for k in range(count)]
 
 
+# PyTorch's own attention, for the calls without dropout.
+SDPA = F.scaled_dot_product_attention
+
+
 class RematRandom:
-    """Replaces PyTorch's dropout and stochastic depth by remat's masks,
-    consuming the given seeds in call order."""
+    """Replaces PyTorch's dropout, stochastic depth and attention dropout by
+    remat's masks, consuming the given seeds in call order."""
 
     def __init__(self, seeds):
         self.seeds = list(seeds)
@@ -196,16 +201,45 @@ class RematRandom:
             noise = noise / survival
         return input * noise
 
+    def attention(self, query, key, value, attn_mask=None, dropout_p=0.0,
+                  is_causal=False, scale=None, enable_gqa=False):
+        """F.scaled_dot_product_attention, its dropout remat's: keep mask
+        at each score's flat index in [B, Hq, Lq, Lk]."""
+        if dropout_p == 0.0:
+            return SDPA(query, key, value, attn_mask=attn_mask,
+                        is_causal=is_causal, scale=scale,
+                        enable_gqa=enable_gqa)
+        group = query.shape[1] // key.shape[1]
+        if group > 1:
+            key = key.repeat_interleave(group, 1)
+            value = value.repeat_interleave(group, 1)
+        if scale is None:
+            scale = 1.0 / math.sqrt(query.shape[-1])
+        scores = query @ key.transpose(-2, -1) * scale
+        if is_causal:
+            dropped = torch.ones(scores.shape[-2:], dtype=torch.bool).triu(1)
+            scores = scores.masked_fill(dropped, float("-inf"))
+        if attn_mask is not None:
+            scores = (scores.masked_fill(~attn_mask, float("-inf"))
+                      if attn_mask.dtype == torch.bool else scores + attn_mask)
+        weights = torch.softmax(scores, -1)
+        keep = dropout_keep(self._next(), tuple(weights.shape), dropout_p)
+        mask = torch.from_numpy(keep.astype(np.float32)).to(weights.dtype)
+        return (weights * mask * (1.0 / (1.0 - dropout_p))) @ value
+
     @contextlib.contextmanager
     def patched(self):
         depth_module = sys.modules["torchvision.ops.stochastic_depth"]
-        saved = (F.dropout, depth_module.stochastic_depth)
+        saved = (F.dropout, depth_module.stochastic_depth,
+                 F.scaled_dot_product_attention)
         F.dropout = self.dropout
         depth_module.stochastic_depth = self.stochastic_depth
+        F.scaled_dot_product_attention = self.attention
         try:
             yield self
         finally:
-            F.dropout, depth_module.stochastic_depth = saved
+            (F.dropout, depth_module.stochastic_depth,
+             F.scaled_dot_product_attention) = saved
 
 
 # --- running the tools ------------------------------------------------------

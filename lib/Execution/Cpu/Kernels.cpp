@@ -440,27 +440,46 @@ std::optional<Tensors> KernelRunner::losses() {
 }
 
 /// ATen's flash-attention kernels for the CPU: they keep per query only the
-/// log-sum-exp, and take grouped-query heads as they are.
+/// log-sum-exp, and take grouped-query heads as they are. They refuse
+/// dropout: with dropout_p > 0 the ops run AttentionDropout.cpp's math.
 std::optional<Tensors> KernelRunner::attention() {
-  auto mask = [&](Value value) -> std::optional<at::Tensor> {
-    if (!value)
-      return std::nullopt;
-    return in[op->getNumOperands() - 1];
+  // The mask and seed follow the tensors every form has.
+  auto getCall = [&](auto o, unsigned firstOptional) {
+    AttentionDropoutCall call{std::nullopt, o.getIsCausal(),
+                              o.getScale().convertToDouble(),
+                              o.getDropoutP().convertToDouble(), 0};
+    unsigned next = firstOptional;
+    if (o.getMask())
+      call.mask = in[next++];
+    if (o.getSeed())
+      call.seed = in[next].template item<int64_t>();
+    return call;
   };
   return llvm::TypeSwitch<Operation *, std::optional<Tensors>>(op)
       .Case([&](nn::AttentionOp o) {
+        AttentionDropoutCall call = getCall(o, 3);
+        if (o.getSeed()) {
+          auto [output, logsumexp] =
+              attentionWithDropout(call, in[0], in[1], in[2]);
+          return Tensors{output, logsumexp};
+        }
         auto [output, logsumexp] =
             at::_scaled_dot_product_flash_attention_for_cpu(
-                in[0], in[1], in[2], /*dropout_p=*/0.0, o.getIsCausal(),
-                mask(o.getMask()), o.getScale().convertToDouble());
+                in[0], in[1], in[2], /*dropout_p=*/0.0, call.causal, call.mask,
+                call.scale);
         return Tensors{output, logsumexp};
       })
       .Case([&](nn::AttentionBackwardOp o) {
+        AttentionDropoutCall call = getCall(o, 6);
+        if (o.getSeed()) {
+          auto [gradQuery, gradKey, gradValue] = attentionWithDropoutBackward(
+              call, in[0], in[1], in[2], in[3], in[4], in[5]);
+          return Tensors{gradQuery, gradKey, gradValue};
+        }
         auto [gradQuery, gradKey, gradValue] =
             at::_scaled_dot_product_flash_attention_for_cpu_backward(
                 in[0], in[1], in[2], in[3], in[4], in[5], /*dropout_p=*/0.0,
-                o.getIsCausal(), mask(o.getMask()),
-                o.getScale().convertToDouble());
+                call.causal, call.mask, call.scale);
         return Tensors{gradQuery, gradKey, gradValue};
       })
       .Default([](Operation *) { return std::nullopt; });

@@ -12,6 +12,9 @@
 
 #include <ATen/ATen.h>
 
+#include <optional>
+#include <tuple>
+#include <utility>
 #include <vector>
 
 namespace mlir::remat {
@@ -42,6 +45,27 @@ at::Tensor getDropoutMask(int64_t seedValue, double p, at::IntArrayRef shape,
 /// `shape`, from the same generator as the dropout mask.
 at::Tensor getBernoulliSample(int64_t seedValue, double p,
                               at::IntArrayRef shape, at::ScalarType type);
+
+/// What nn.attention and its backward with dropout need beside tensors.
+struct AttentionDropoutCall {
+  std::optional<at::Tensor> mask; ///< additive, broadcast to the scores
+  bool causal;
+  double scale;
+  double dropout; ///< in (0, 1)
+  int64_t seed;
+};
+
+/// nn.attention with dropout (AttentionDropout.cpp): the output and the f32
+/// log-sum-exp.
+std::pair<at::Tensor, at::Tensor>
+attentionWithDropout(const AttentionDropoutCall &call, const at::Tensor &query,
+                     const at::Tensor &key, const at::Tensor &value);
+
+/// nn.attention_backward with dropout: the gradients of query, key, value.
+std::tuple<at::Tensor, at::Tensor, at::Tensor> attentionWithDropoutBackward(
+    const AttentionDropoutCall &call, const at::Tensor &gradOutput,
+    const at::Tensor &query, const at::Tensor &key, const at::Tensor &value,
+    const at::Tensor &output, const at::Tensor &logsumexp);
 
 } // namespace mlir::remat
 

@@ -93,7 +93,7 @@ private:
   LogicalResult writeLossOptimizer();
   LogicalResult writeAttention();
   std::string attentionShape(Value query, Value key, Value mask, bool causal,
-                             double scale);
+                             double scale, double dropout);
   LogicalResult writeShapes();
   /// Sends every result that would overwrite an operand unsafely to scratch.
   void planScratch();
@@ -551,7 +551,8 @@ LogicalResult CallWriter::writeShapes() {
 /// The AttentionShape of q [B, Hq, Lq, E] and k [B, Hkv, Lk, E], with the
 /// mask's strides over the scores [B, Hq, Lq, Lk] (0 where it broadcasts).
 std::string CallWriter::attentionShape(Value query, Value key, Value mask,
-                                       bool causal, double scale) {
+                                       bool causal, double scale,
+                                       double dropout) {
   ArrayRef<int64_t> q = getShape(query), k = getShape(key);
   int64_t strides[4] = {0, 0, 0, 0};
   if (mask) {
@@ -563,11 +564,11 @@ std::string CallWriter::attentionShape(Value query, Value key, Value mask,
     }
   }
   return llvm::formatv("remat_rt::AttentionShape{{{0}, {1}, {2}, {3}, {4}, "
-                       "{5}, {{{6}, {7}, {8}, {9}}, {10}, {11}f}",
+                       "{5}, {{{6}, {7}, {8}, {9}}, {10}, {11}f, {12}}",
                        q[0], q[1], k[1], q[2], k[2], q[3], strides[0],
                        strides[1], strides[2], strides[3],
-                       causal ? "true" : "false",
-                       llvm::format("%.9g", scale))
+                       causal ? "true" : "false", llvm::format("%.9g", scale),
+                       llvm::format("%.17g", dropout))
       .str();
 }
 
@@ -575,20 +576,22 @@ LogicalResult CallWriter::writeAttention() {
   return llvm::TypeSwitch<Operation *, LogicalResult>(op)
       .Case([&](nn::AttentionOp o) {
         call("attentionForward", in(o.getQuery()), in(o.getKey()),
-             in(o.getValue()), optionalIn(o.getMask()), out(o.getOutput()),
-             out(o.getLogsumexp()),
+             in(o.getValue()), optionalIn(o.getMask()), optionalIn(o.getSeed()),
+             out(o.getOutput()), out(o.getLogsumexp()),
              attentionShape(o.getQuery(), o.getKey(), o.getMask(),
-                            o.getIsCausal(), o.getScale().convertToDouble()));
+                            o.getIsCausal(), o.getScale().convertToDouble(),
+                            o.getDropoutP().convertToDouble()));
         return success();
       })
       .Case([&](nn::AttentionBackwardOp o) {
         call("attentionBackward", in(o.getGradOutput()), in(o.getQuery()),
              in(o.getKey()), in(o.getValue()), in(o.getOutput()),
              in(o.getLogsumexp()), optionalIn(o.getMask()),
-             out(o.getGradQuery()), out(o.getGradKey()),
-             out(o.getGradValue()),
+             optionalIn(o.getSeed()), out(o.getGradQuery()),
+             out(o.getGradKey()), out(o.getGradValue()),
              attentionShape(o.getQuery(), o.getKey(), o.getMask(),
-                            o.getIsCausal(), o.getScale().convertToDouble()));
+                            o.getIsCausal(), o.getScale().convertToDouble(),
+                            o.getDropoutP().convertToDouble()));
         return success();
       })
       .Default([](Operation *) { return failure(); });

@@ -519,11 +519,10 @@ LogicalResult NodeConverter::convertAttention(Node *node) {
            << "is not supported: a boolean mask that is no constant (a "
               "buffer of the model, or computed from the inputs); a "
               "constant one is made additive";
-  if (*dropout != 0.0)
+  if (!(*dropout >= 0.0 && *dropout < 1.0))
     return emitInputError(node, 4)
            << "is " << llvm::formatv("{0}", llvm::format("%g", *dropout)).str()
-           << ": attention dropout is not supported (only 0); set the "
-              "model's attention dropout to 0";
+           << ", not a probability in [0, 1)";
   double scale = 1.0 / std::sqrt(double(queryType.getDimSize(3)));
   if (!isNone(node, 6)) {
     FailureOr<double> given = getDouble(node, 6);
@@ -533,10 +532,15 @@ LogicalResult NodeConverter::convertAttention(Node *node) {
   }
   auto logSumExpType = RankedTensorType::get(
       queryType.getShape().take_front(3), builder.getF32Type());
+  // Dropout on the attention weights draws from its own seed, as a
+  // dropout op would (PyTorch applies SDPA's dropout_p as given: models
+  // pass 0 outside training).
+  Value seed = *dropout > 0.0 ? addSeedArgument(node, "attention") : Value();
   finish(node, nn::AttentionOp::create(
-                   builder, loc, TypeRange{*type, logSumExpType}, *query,
-                   *key, *value, *mask, builder.getBoolAttr(*causal),
-                   builder.getF64FloatAttr(scale)));
+                   builder, loc, TypeRange{*type, logSumExpType}, *query, *key,
+                   *value, *mask, seed, builder.getBoolAttr(*causal),
+                   builder.getF64FloatAttr(scale),
+                   builder.getF64FloatAttr(*dropout)));
   return success();
 }
 

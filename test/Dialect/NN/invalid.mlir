@@ -1114,3 +1114,27 @@ func.func @attention_backward_logsumexp_type(%q: tensor<2x4x8x16xf32>, %l: tenso
   %dq, %dk, %dv = nn.attention_backward %q, %q, %q, %q, %q, %l {scale = 0.25 : f64} : (tensor<2x4x8x16xf32>, tensor<2x4x8x16xf32>, tensor<2x4x8x16xf32>, tensor<2x4x8x16xf32>, tensor<2x4x8x16xf32>, tensor<2x4x8xf64>) -> (tensor<2x4x8x16xf32>, tensor<2x4x8x16xf32>, tensor<2x4x8x16xf32>)
   return %dq : tensor<2x4x8x16xf32>
 }
+
+// -----
+
+func.func @attention_dropout_range(%q: tensor<2x4x8x16xf32>, %s: tensor<i64>) -> tensor<2x4x8x16xf32> {
+  // expected-error @+1 {{expects 'dropout_p' in [0, 1), got 1}}
+  %o, %l = nn.attention %q, %q, %q seed %s {dropout_p = 1.0 : f64, scale = 0.25 : f64} : (tensor<2x4x8x16xf32>, tensor<2x4x8x16xf32>, tensor<2x4x8x16xf32>, tensor<i64>) -> (tensor<2x4x8x16xf32>, tensor<2x4x8xf32>)
+  return %o : tensor<2x4x8x16xf32>
+}
+
+// -----
+
+func.func @attention_dropout_seed(%q: tensor<2x4x8x16xf32>) -> tensor<2x4x8x16xf32> {
+  // expected-error @+1 {{expects a seed exactly when 'dropout_p' is above 0, got dropout_p = 0.1 and no seed}}
+  %o, %l = nn.attention %q, %q, %q {dropout_p = 0.1 : f64, scale = 0.25 : f64} : (tensor<2x4x8x16xf32>, tensor<2x4x8x16xf32>, tensor<2x4x8x16xf32>) -> (tensor<2x4x8x16xf32>, tensor<2x4x8xf32>)
+  return %o : tensor<2x4x8x16xf32>
+}
+
+// -----
+
+func.func @attention_backward_seed(%q: tensor<2x4x8x16xf32>, %l: tensor<2x4x8xf32>, %s: tensor<i64>) -> tensor<2x4x8x16xf32> {
+  // expected-error @+1 {{expects a seed exactly when 'dropout_p' is above 0, got dropout_p = 0 and a seed}}
+  %dq, %dk, %dv = nn.attention_backward %q, %q, %q, %q, %q, %l seed %s {scale = 0.25 : f64} : (tensor<2x4x8x16xf32>, tensor<2x4x8x16xf32>, tensor<2x4x8x16xf32>, tensor<2x4x8x16xf32>, tensor<2x4x8x16xf32>, tensor<2x4x8xf32>, tensor<i64>) -> (tensor<2x4x8x16xf32>, tensor<2x4x8x16xf32>, tensor<2x4x8x16xf32>)
+  return %dq : tensor<2x4x8x16xf32>
+}

@@ -272,3 +272,14 @@ func.func @attention(%q: tensor<2x4x8x16xf32>, %k: tensor<2x2x6x16xf32>, %v: ten
   %dq, %dk, %dv = nn.attention_backward %g, %q, %k, %v, %o2, %lse2, %m {scale = 0.25 : f64} : (tensor<2x4x8x16xf32>, tensor<2x4x8x16xf32>, tensor<2x2x6x16xf32>, tensor<2x2x6x16xf32>, tensor<2x4x8x16xf32>, tensor<2x4x8xf32>, tensor<1x1x8x6xf32>) -> (tensor<2x4x8x16xf32>, tensor<2x2x6x16xf32>, tensor<2x2x6x16xf32>)
   return %o, %dk : tensor<2x4x8x16xf32>, tensor<2x2x6x16xf32>
 }
+
+// Dropout on the attention weights: the seed after the mask, in the forward
+// and the backward.
+// CHECK-LABEL: func.func @attention_dropout
+func.func @attention_dropout(%q: tensor<2x4x8x16xf32>, %k: tensor<2x2x6x16xf32>, %v: tensor<2x2x6x16xf32>, %m: tensor<1x1x8x6xf32>, %s: tensor<i64>, %g: tensor<2x4x8x16xf32>) -> tensor<2x2x6x16xf32> {
+  // CHECK: nn.attention %{{.*}}, %{{.*}}, %{{.*}}, %{{.*}} seed %{{.*}} {dropout_p = 1.000000e-01 : f64, scale = 2.500000e-01 : f64} : (tensor<2x4x8x16xf32>, tensor<2x2x6x16xf32>, tensor<2x2x6x16xf32>, tensor<1x1x8x6xf32>, tensor<i64>)
+  %o, %lse = nn.attention %q, %k, %v, %m seed %s {dropout_p = 0.1 : f64, scale = 0.25 : f64} : (tensor<2x4x8x16xf32>, tensor<2x2x6x16xf32>, tensor<2x2x6x16xf32>, tensor<1x1x8x6xf32>, tensor<i64>) -> (tensor<2x4x8x16xf32>, tensor<2x4x8xf32>)
+  // CHECK: nn.attention_backward %{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}, %{{.*}} seed %{{.*}} {dropout_p = 1.000000e-01 : f64, is_causal = true, scale = 2.500000e-01 : f64}
+  %dq, %dk, %dv = nn.attention_backward %g, %q, %k, %v, %o, %lse seed %s {dropout_p = 0.1 : f64, is_causal = true, scale = 0.25 : f64} : (tensor<2x4x8x16xf32>, tensor<2x4x8x16xf32>, tensor<2x2x6x16xf32>, tensor<2x2x6x16xf32>, tensor<2x4x8x16xf32>, tensor<2x4x8xf32>, tensor<i64>) -> (tensor<2x4x8x16xf32>, tensor<2x2x6x16xf32>, tensor<2x2x6x16xf32>)
+  return %dk : tensor<2x2x6x16xf32>
+}

@@ -16,7 +16,9 @@ Its three attentions cover what the importer treats apart:
 With --errors it saves instead, as OUTDIR/<name>.pt2, one program per
 attention the importer or autodiff refuses, or treats apart (input
 [2, 4, 8, 8]):
-  attention-dropout       dropout_p=0.1
+  attention-dropout       dropout_p=0.1 (imports: its keep mask draws
+                          from a seed argument)
+  attention-dropout-one   dropout_p=1.0
   attention-3d            q, k, v of rank 3
   attention-value-dim     values with another head dimension than the keys
   attention-learned-mask  an additive mask that is a parameter
@@ -79,6 +81,7 @@ class Refused(nn.Module):
         super().__init__()
         self.kind = kind
         self.bias = nn.Parameter(torch.zeros(8, 8))
+        self.proj = nn.Parameter(torch.randn(8, 8))
         self.register_buffer("keep", torch.ones(8, 8, dtype=torch.bool).tril())
 
     def forward(self, x):
@@ -86,7 +89,10 @@ class Refused(nn.Module):
 
     def attend(self, x):
         if self.kind == "attention-dropout":
-            return F.scaled_dot_product_attention(x, x, x, dropout_p=0.1)
+            q = F.linear(x, self.proj)
+            return F.scaled_dot_product_attention(q, x, x, dropout_p=0.1)
+        if self.kind == "attention-dropout-one":
+            return F.scaled_dot_product_attention(x, x, x, dropout_p=1.0)
         if self.kind == "attention-3d":
             return F.scaled_dot_product_attention(x[0], x[0], x[0])
         if self.kind == "attention-bool-buffer":
@@ -96,8 +102,9 @@ class Refused(nn.Module):
         return F.scaled_dot_product_attention(x, x, x, attn_mask=self.bias)
 
 
-ERRORS = ["attention-dropout", "attention-3d", "attention-bool-buffer",
-          "attention-value-dim", "attention-learned-mask"]
+ERRORS = ["attention-dropout", "attention-dropout-one", "attention-3d",
+          "attention-bool-buffer", "attention-value-dim",
+          "attention-learned-mask"]
 
 
 def save_errors(out_dir):

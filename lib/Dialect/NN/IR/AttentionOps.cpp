@@ -10,6 +10,9 @@
 #include "remat/Dialect/NN/IR/NNOps.h"
 #include "remat/Dialect/NN/IR/NNShapes.h"
 
+#include "llvm/Support/Format.h"
+#include "llvm/Support/FormatVariadic.h"
+
 #include <cmath>
 
 using namespace mlir;
@@ -18,6 +21,8 @@ using namespace mlir::nn;
 /// FLOPs per (query, key) pair beyond the products with the head dimension:
 /// the scale, the mask, the exponential and the sums of the softmax.
 constexpr int64_t kSoftmaxFlopsPerPair = 5;
+/// Drawing the dropout mask and scaling by it.
+constexpr int64_t kDropoutFlopsPerPair = 2;
 /// The backward recomputes the probabilities and forms their gradient.
 constexpr int64_t kSoftmaxBackwardFlopsPerPair = 8;
 
@@ -108,6 +113,17 @@ static LogicalResult verifyAttention(AttentionOpT op) {
                               op.getScale().convertToDouble());
   if (failed(shape))
     return failure();
+  double dropout = op.getDropoutP().convertToDouble();
+  std::string dropoutText =
+      llvm::formatv("{0}", llvm::format("%g", dropout)).str();
+  if (!(dropout >= 0.0 && dropout < 1.0))
+    return op.emitOpError()
+           << "expects 'dropout_p' in [0, 1), got " << dropoutText;
+  if ((dropout > 0.0) != bool(op.getSeed()))
+    return op.emitOpError()
+           << "expects a seed exactly when 'dropout_p' is "
+              "above 0, got dropout_p = "
+           << dropoutText << " and " << (op.getSeed() ? "a seed" : "no seed");
   return verifyLogSumExp(op, op.getLogsumexp(), *shape);
 }
 
@@ -117,8 +133,9 @@ LogicalResult AttentionOp::verify() { return verifyAttention(*this); }
 /// softmax.
 int64_t AttentionOp::getFlopCount() {
   AttentionShape shape = getAttentionShape(getQuery(), getKey());
+  int64_t dropout = getSeed() ? kDropoutFlopsPerPair : 0;
   return getScoredPairs(shape, getIsCausal()) *
-         (4 * shape.headDim + kSoftmaxFlopsPerPair);
+         (4 * shape.headDim + kSoftmaxFlopsPerPair + dropout);
 }
 
 LogicalResult AttentionBackwardOp::verify() { return verifyAttention(*this); }
@@ -127,6 +144,7 @@ LogicalResult AttentionBackwardOp::verify() { return verifyAttention(*this); }
 /// and the softmax's gradient.
 int64_t AttentionBackwardOp::getFlopCount() {
   AttentionShape shape = getAttentionShape(getQuery(), getKey());
+  int64_t dropout = getSeed() ? 2 * kDropoutFlopsPerPair : 0;
   return getScoredPairs(shape, getIsCausal()) *
-         (10 * shape.headDim + kSoftmaxBackwardFlopsPerPair);
+         (10 * shape.headDim + kSoftmaxBackwardFlopsPerPair + dropout);
 }

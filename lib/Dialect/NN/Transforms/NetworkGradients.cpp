@@ -219,7 +219,8 @@ static LogicalResult attentionGradient(AttentionOp op, GradientBuilder &b,
   auto backward = b.create<AttentionBackwardOp>(
       "grad", TypeRange{q, kv, kv}, gy[0], op.getQuery(), op.getKey(),
       op.getValue(), op.getOutput(), op.getLogsumexp(), op.getMask(),
-      op.getIsCausalAttr(), op.getScaleAttr());
+      op.getSeed(), op.getIsCausalAttr(), op.getScaleAttr(),
+      op.getDropoutPAttr());
   for (unsigned i = 0; i < 3; ++i)
     if (needed[i])
       grads[i] = backward->getResult(i);

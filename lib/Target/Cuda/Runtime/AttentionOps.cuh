@@ -6,7 +6,10 @@
 // from q, k, v and the log-sum-exp; nothing of size [Lq, Lk] is ever
 // stored. As ATen's CPU flash kernels (which remat-run calls): scores
 // scale * q.k + mask, keys j > i dropped when causal (top-left), a query
-// whose every score is dropped gets output 0 and log-sum-exp 0.
+// whose every score is dropped gets output 0 and log-sum-exp 0. Dropout on
+// the probabilities draws each keep from remat's generator at the score's
+// flat index in [B, Hq, Lq, Lk] (as remat-run), so the backward redraws the
+// forward's mask.
 //
 // One thread per query row (forward, grad_query) or per key row (grad_key,
 // grad_value, summed over the query heads that share it and over queries),
@@ -30,7 +33,25 @@ struct AttentionShape {
   int64_t maskStride[4];
   bool causal;
   float scale;
+  double dropout; ///< 0, or the probability of dropping (then a seed)
 };
+
+/// What the dropout multiplies the probability of (b, h, i, j) by: 0 where
+/// it drops it, else 1 / (1 - p). `key` is mixBits(seed).
+__device__ inline float attentionKeepScale(const AttentionShape &s,
+                                           uint64_t key, int64_t b, int64_t h,
+                                           int64_t i, int64_t j) {
+  if (s.dropout == 0.0)
+    return 1.0f;
+  uint64_t index = ((b * s.queryHeads + h) * s.queryLength + i) * s.keyLength + j;
+  return uniformAt(key, index) >= s.dropout ? float(1.0 / (1.0 - s.dropout))
+                                            : 0.0f;
+}
+
+/// The generator's key for the seed operand (or 0 without dropout).
+__device__ inline uint64_t attentionDropoutKey(const int64_t *seed) {
+  return seed ? mixBits(uint64_t(seed[0])) : 0;
+}
 
 /// The scaled, masked score of query row `q` against key row `k`, or -inf
 /// where it is dropped.
@@ -59,9 +80,10 @@ __device__ inline int64_t attentionKeyRow(const AttentionShape &s, int64_t b,
 
 __global__ void attentionForwardKernel(AttentionShape s, const float *query,
                                        const float *key, const float *value,
-                                       const float *mask, float *output,
-                                       float *logsumexp) {
+                                       const float *mask, const int64_t *seed,
+                                       float *output, float *logsumexp) {
   const int64_t rows = s.batch * s.queryHeads * s.queryLength;
+  const uint64_t dropoutKey = attentionDropoutKey(seed);
   for (int64_t r = blockIdx.x * int64_t(blockDim.x) + threadIdx.x; r < rows;
        r += int64_t(gridDim.x) * blockDim.x) {
     int64_t i = r % s.queryLength, h = r / s.queryLength % s.queryHeads,
@@ -79,8 +101,9 @@ __global__ void attentionForwardKernel(AttentionShape s, const float *query,
       float newMax = score > max ? score : max;
       float rescale = expf(max - newMax), p = expf(score - newMax);
       sum = sum * rescale + p;
+      float kept = p * attentionKeepScale(s, dropoutKey, b, h, i, j);
       for (int64_t e = 0; e < s.headDim; ++e)
-        acc[e] = acc[e] * rescale + p * value[row + e];
+        acc[e] = acc[e] * rescale + kept * value[row + e];
       max = newMax;
     }
     for (int64_t e = 0; e < s.headDim; ++e)
@@ -90,12 +113,14 @@ __global__ void attentionForwardKernel(AttentionShape s, const float *query,
 }
 
 /// grad_query, one thread per query row: D = dO . O, and for each key
-/// dS = P (dO . v - D), dq += scale * dS k.
+/// dS = P (Z dO . v - D), dq += scale * dS k (Z: the dropout's keep scale).
 __global__ void attentionBackwardQueryKernel(
     AttentionShape s, const float *gradOutput, const float *query,
     const float *key, const float *value, const float *output,
-    const float *logsumexp, const float *mask, float *gradQuery) {
+    const float *logsumexp, const float *mask, const int64_t *seed,
+    float *gradQuery) {
   const int64_t rows = s.batch * s.queryHeads * s.queryLength;
+  const uint64_t dropoutKey = attentionDropoutKey(seed);
   for (int64_t r = blockIdx.x * int64_t(blockDim.x) + threadIdx.x; r < rows;
        r += int64_t(gridDim.x) * blockDim.x) {
     int64_t i = r % s.queryLength, h = r / s.queryLength % s.queryHeads,
@@ -116,6 +141,7 @@ __global__ void attentionBackwardQueryKernel(
       float dp = 0.0f;
       for (int64_t e = 0; e < s.headDim; ++e)
         dp += dO[e] * value[row + e];
+      dp *= attentionKeepScale(s, dropoutKey, b, h, i, j);
       float ds = p * (dp - delta);
       for (int64_t e = 0; e < s.headDim; ++e)
         acc[e] += ds * key[row + e];
@@ -126,14 +152,16 @@ __global__ void attentionBackwardQueryKernel(
 }
 
 /// grad_key and grad_value, one thread per key row: summed over the query
-/// heads that read it and their queries, dv += P dO and dk += scale * dS q.
+/// heads that read it and their queries, dv += P Z dO and dk += scale * dS q.
 __global__ void
 attentionBackwardKeyValueKernel(AttentionShape s, const float *gradOutput,
                                 const float *query, const float *key,
                                 const float *value, const float *output,
                                 const float *logsumexp, const float *mask,
-                                float *gradKey, float *gradValue) {
+                                const int64_t *seed, float *gradKey,
+                                float *gradValue) {
   const int64_t rows = s.batch * s.keyHeads * s.keyLength;
+  const uint64_t dropoutKey = attentionDropoutKey(seed);
   const int64_t group = s.queryHeads / s.keyHeads;
   for (int64_t r = blockIdx.x * int64_t(blockDim.x) + threadIdx.x; r < rows;
        r += int64_t(gridDim.x) * blockDim.x) {
@@ -158,9 +186,11 @@ attentionBackwardKeyValueKernel(AttentionShape s, const float *gradOutput,
           dp += dO[e] * v[e];
           delta += dO[e] * o[e];
         }
-        float ds = p * (dp - delta);
+        float keepScale = attentionKeepScale(s, dropoutKey, b, h, i, j);
+        float ds = p * (dp * keepScale - delta);
+        float kept = p * keepScale;
         for (int64_t e = 0; e < s.headDim; ++e) {
-          dv[e] += p * dO[e];
+          dv[e] += kept * dO[e];
           dk[e] += ds * q[e];
         }
       }
@@ -173,13 +203,13 @@ attentionBackwardKeyValueKernel(AttentionShape s, const float *gradOutput,
 
 inline void attentionForward(Context &ctx, const float *query, const float *key,
                              const float *value, const float *mask,
-                             float *output, float *logsumexp,
-                             const AttentionShape &shape) {
+                             const int64_t *seed, float *output,
+                             float *logsumexp, const AttentionShape &shape) {
   int64_t rows = shape.batch * shape.queryHeads * shape.queryLength;
   if (rows == 0)
     return;
   attentionForwardKernel<<<blocksFor(rows), 256, 0, ctx.stream>>>(
-      shape, query, key, value, mask, output, logsumexp);
+      shape, query, key, value, mask, seed, output, logsumexp);
   REMAT_CHECK_LAUNCH();
 }
 
@@ -187,20 +217,21 @@ inline void attentionBackward(Context &ctx, const float *gradOutput,
                               const float *query, const float *key,
                               const float *value, const float *output,
                               const float *logsumexp, const float *mask,
-                              float *gradQuery, float *gradKey,
-                              float *gradValue, const AttentionShape &shape) {
+                              const int64_t *seed, float *gradQuery,
+                              float *gradKey, float *gradValue,
+                              const AttentionShape &shape) {
   int64_t queryRows = shape.batch * shape.queryHeads * shape.queryLength;
   int64_t keyRows = shape.batch * shape.keyHeads * shape.keyLength;
   if (queryRows > 0) {
     attentionBackwardQueryKernel<<<blocksFor(queryRows), 256, 0, ctx.stream>>>(
-        shape, gradOutput, query, key, value, output, logsumexp, mask,
+        shape, gradOutput, query, key, value, output, logsumexp, mask, seed,
         gradQuery);
     REMAT_CHECK_LAUNCH();
   }
   if (keyRows > 0) {
     attentionBackwardKeyValueKernel<<<blocksFor(keyRows), 256, 0, ctx.stream>>>(
-        shape, gradOutput, query, key, value, output, logsumexp, mask, gradKey,
-        gradValue);
+        shape, gradOutput, query, key, value, output, logsumexp, mask, seed,
+        gradKey, gradValue);
     REMAT_CHECK_LAUNCH();
   }
 }

@@ -31,16 +31,7 @@ namespace remat_rt {
 // The generator (as lib/Execution/Random.cpp)
 //===----------------------------------------------------------------------===//
 
-__host__ __device__ inline uint64_t mixBits(uint64_t z) {
-  z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
-  z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
-  return z ^ (z >> 31);
-}
-
-__host__ __device__ inline double uniformAt(uint64_t key, uint64_t index) {
-  uint64_t bits = mixBits(key + (index + 1) * 0x9e3779b97f4a7c15ULL);
-  return double(bits >> 11) * 0x1.0p-53;
-}
+// mixBits and uniformAt are in RematCudaOps.cuh (the kernels draw from them).
 
 inline uint64_t getStreamKey(uint64_t seed, const char *name) {
   uint64_t hash = 0xcbf29ce484222325ULL;

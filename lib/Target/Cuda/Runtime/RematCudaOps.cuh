@@ -68,6 +68,20 @@ struct Context {
   cudnnHandle_t cudnn;
 };
 
+/// The counter-based generator (as lib/Execution/Random.cpp): uniform
+/// doubles in [0, 1) at (key, index), for the harness's fills and the
+/// kernels' dropout masks.
+__host__ __device__ inline uint64_t mixBits(uint64_t z) {
+  z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
+  z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
+  return z ^ (z >> 31);
+}
+
+__host__ __device__ inline double uniformAt(uint64_t key, uint64_t index) {
+  uint64_t bits = mixBits(key + (index + 1) * 0x9e3779b97f4a7c15ULL);
+  return double(bits >> 11) * 0x1.0p-53;
+}
+
 /// Threads per block and blocks for `count` elements (grid-stride loops).
 inline int blocksFor(int64_t count) {
   int64_t blocks = (count + 255) / 256;
