@@ -56,6 +56,8 @@ NodeConverter::convertNetworkOp(Node *node, llvm::StringRef kind) {
     return convertLinear(node);
   if (kind == "aten::matmul" || kind == "aten::mm" || kind == "aten::bmm")
     return convertMatmul(node);
+  if (kind == "aten::einsum")
+    return convertEinsum(node);
   if (kind == "aten::addmm")
     return convertAddmm(node);
   if (kind == "aten::embedding")

@@ -92,6 +92,7 @@ private:
   LogicalResult convertAvgPool(Node *node);
   LogicalResult convertLinear(Node *node);
   LogicalResult convertMatmul(Node *node);
+  LogicalResult convertEinsum(Node *node);
   LogicalResult convertAddmm(Node *node);
   LogicalResult convertEmbedding(Node *node);
   LogicalResult convertSoftmax(Node *node, bool logarithmic);
