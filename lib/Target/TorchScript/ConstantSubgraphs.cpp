@@ -143,7 +143,7 @@ bool ConstantSubgraphFolder::tryRun(jit::Node *node) {
       node->outputs().empty())
     return false;
   jit::Stack stack;
-  bool computedInput = false;
+  bool computedInput = false, constantTensorInput = false;
   for (auto [index, input] : llvm::enumerate(node->inputs())) {
     auto it = known.find(input);
     if (it != known.end()) {
@@ -152,6 +152,7 @@ bool ConstantSubgraphFolder::tryRun(jit::Node *node) {
       continue;
     }
     if (c10::optional<c10::IValue> constant = jit::toIValue(input)) {
+      constantTensorInput |= constant->isTensor();
       // The graph's constants must not change under in-place ops.
       stack.push_back(constant->isTensor()
                           ? c10::IValue(constant->toTensor().clone())
@@ -167,11 +168,14 @@ bool ConstantSubgraphFolder::tryRun(jit::Node *node) {
     stack.push_back(*example);
     computedInput = true;
   }
-  // Ops on constants alone are constant propagation's, except a fresh
-  // tensor that is written later. An in-place op writes a value computed
-  // here: a write into one of the graph's constants would reach its other
-  // readers, which are not computed here.
-  if ((!computedInput && !makesWrittenTensor(node)) ||
+  // Ops on scalar constants alone are constant propagation's, except a
+  // fresh tensor that is written later. Ops on constant tensors are computed
+  // here too: constant propagation declines views of a constant wherever
+  // the graph writes a tensor of the same type (an integer buffer viewed
+  // before indexing, where batch norm counts its steps). An in-place op
+  // writes a value computed here: a write into one of the graph's constants
+  // would reach its other readers, which are not computed here.
+  if ((!computedInput && !constantTensorInput && !makesWrittenTensor(node)) ||
       (isInPlace(node) && !known.count(node->input(0))))
     return false;
   if (node->kind() == c10::prim::ListConstruct) {
@@ -341,13 +345,18 @@ static void splitTensorListConstants(jit::Graph &graph) {
 }
 
 /// Whether an in-place op may write `value`, directly or through a view
-/// of it (a result its schema says aliases it).
+/// of it (a result its schema says aliases it) or a list that holds it.
 static bool mayBeWrittenThroughViews(jit::Value *value) {
   std::vector<jit::Value *> aliases = {value};
   for (size_t i = 0; i < aliases.size(); ++i)
     for (const jit::Use &use : aliases[i]->uses()) {
       if (isInPlace(use.user))
         return true;
+      // A list holds the tensor itself: what reads the list may write it.
+      if (use.user->kind() == c10::prim::ListConstruct) {
+        aliases.push_back(use.user->output());
+        continue;
+      }
       const c10::FunctionSchema *schema = use.user->maybeSchema();
       if (!schema)
         return true; // unknown aliasing: assume the worst

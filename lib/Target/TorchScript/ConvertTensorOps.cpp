@@ -52,7 +52,8 @@ NodeConverter::convertTensorOp(Node *node, llvm::StringRef kind) {
       kind == "aten::flatten" || kind == "aten::unflatten" ||
       kind == "aten::unsqueeze" || kind == "aten::squeeze")
     return convertReshape(node);
-  if (kind == "aten::transpose")
+  if (kind == "aten::transpose" || kind == "aten::swapaxes" ||
+      kind == "aten::swapdims")
     return convertTranspose(node, /*isT=*/false);
   if (kind == "aten::t")
     return convertTranspose(node, /*isT=*/true);

@@ -97,8 +97,8 @@ bool foldConstantSubgraphs(torch::jit::Graph &graph);
 /// Makes each integer or boolean buffer that no op writes a constant (token
 /// type ids, position ids, boolean masks): nothing trains it and the step
 /// never changes it, so what is computed from it alone folds like any
-/// other constant. One an op may write, directly or through a view (a step
-/// counter), or whose reader's aliasing is unknown (a list), stays an
+/// other constant. One an op may write, directly or through a view or a
+/// list (a step counter), or whose reader's aliasing is unknown, stays an
 /// argument.
 void foldIntegerBuffers(torch::jit::Graph &graph, PreparedGraph &prepared);
 
