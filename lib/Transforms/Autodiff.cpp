@@ -431,7 +431,7 @@ mlir::remat::findInvalidOptimizerValue(const AutodiffOptions &options) {
     values = {{"lr", options.lr, false},
               {"momentum", options.momentum, false},
               {"weight-decay", options.weightDecay, false}};
-  else if (options.optimizer == "adam")
+  else if (options.optimizer == "adam" || options.optimizer == "adamw")
     values = {{"lr", options.lr, false},
               {"weight-decay", options.weightDecay, false},
               {"beta1", options.beta1, true},
@@ -459,9 +459,10 @@ static LogicalResult checkOptions(func::FuncOp function,
     return emitFunctionError(function) << "unknown loss '" << options.loss
                                 << "' (none or cross-entropy)";
   if (options.optimizer != "none" && options.optimizer != "sgd" &&
-      options.optimizer != "adam")
-    return emitFunctionError(function) << "unknown optimizer '" << options.optimizer
-                                << "' (none, sgd or adam)";
+      options.optimizer != "adam" && options.optimizer != "adamw")
+    return emitFunctionError(function)
+           << "unknown optimizer '" << options.optimizer
+           << "' (none, sgd, adam or adamw)";
   if (options.lossReduction != "mean" && options.lossReduction != "sum")
     return emitFunctionError(function)
            << "unknown loss reduction '" << options.lossReduction

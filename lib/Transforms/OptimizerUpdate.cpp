@@ -101,8 +101,9 @@ static void appendAdam(func::FuncOp function, OpBuilder &b,
         b, weight.getLoc(), weight, gradient, expAvg, expAvgSq, increment,
         b.getF64FloatAttr(lr), b.getF64FloatAttr(options.beta1),
         b.getF64FloatAttr(options.beta2), b.getF64FloatAttr(options.eps),
-        b.getF64FloatAttr(options.weightDecay));
-    tagUpdate(adam, name + ".adam");
+        b.getF64FloatAttr(options.weightDecay),
+        b.getBoolAttr(options.optimizer == "adamw"));
+    tagUpdate(adam, name + "." + options.optimizer);
     updateOps.push_back(adam);
     results.add(adam.getNewParam(), name + ".new", name);
     results.add(adam.getNewExpAvg(), name + ".exp_avg.new",
@@ -123,7 +124,7 @@ static LogicalResult checkHyperparameters(func::FuncOp function,
     values = {{"lr", options.lr},
               {"momentum", options.momentum},
               {"weight-decay", options.weightDecay}};
-  else if (options.optimizer == "adam")
+  else if (options.optimizer == "adam" || options.optimizer == "adamw")
     values = {{"lr", options.lr},       {"beta1", options.beta1},
               {"beta2", options.beta2}, {"eps", options.eps},
               {"weight-decay", options.weightDecay}};
@@ -157,7 +158,7 @@ LogicalResult mlir::remat::appendOptimizerUpdate(
   if (options.optimizer == "sgd") {
     appendSgd(function, builder, weights, gradients, options, results,
               updateOps);
-  } else if (options.optimizer == "adam") {
+  } else if (options.optimizer == "adam" || options.optimizer == "adamw") {
     appendAdam(function, builder, weights, gradients, options, results,
                updateOps, stepIncrement);
   } else {

@@ -3,7 +3,7 @@
 // RUN: not remat-opt %s --split-input-file --remat-autodiff="optimizer=lamb" 2>&1 | FileCheck %s --check-prefix=OPTIMIZER
 // RUN: not remat-opt %s --split-input-file --remat-autodiff="optimizer=sgd update-placement=early" 2>&1 | FileCheck %s --check-prefix=PLACEMENT
 // LOSS: error: function @rank1: unknown loss 'hinge' (none or cross-entropy)
-// OPTIMIZER: error: function @rank1: unknown optimizer 'lamb' (none, sgd or adam)
+// OPTIMIZER: error: function @rank1: unknown optimizer 'lamb' (none, sgd, adam or adamw)
 // PLACEMENT: error: function @rank1: unknown update placement 'early' (interleaved or end)
 
 // loss=cross-entropy takes [N, C] logits (or [N, C, d1, ...]).

@@ -119,7 +119,8 @@ cl::opt<int> pointsOption("points", cl::init(8), cl::sub(sweepCommand),
 static cl::opt<std::string> optimizerOption(
     "optimizer", cl::init("none"), cl::sub(maxBatchCommand),
     cl::sub(compileCommand), cl::sub(sweepCommand), cl::sub(planCommand),
-    cl::desc("The step's update: none (gradients), sgd or adam (default: "
+    cl::desc("The step's update: none (gradients), sgd, adam or adamw "
+             "(PyTorch's defaults: AdamW's weight decay 0.01) (default: "
              "none)"),
     cl::cat(getToolCategory()));
 static cl::opt<double> lrOption("lr", cl::init(0.0), cl::sub(maxBatchCommand),
@@ -235,10 +236,13 @@ FailureOr<ModelSpec> getModelSpec(MLIRContext &context,
   spec.autodiff.momentum = momentumOption;
   spec.autodiff.lossReduction = lossReductionOption;
   spec.classes = classesOption;
+  // AdamW's weight decay is PyTorch's default (the driver takes none).
+  if (optimizerOption == "adamw")
+    spec.autodiff.weightDecay = 0.01;
   if (optimizerOption != "none" && optimizerOption != "sgd" &&
-      optimizerOption != "adam")
+      optimizerOption != "adam" && optimizerOption != "adamw")
     return fail("--optimizer '" + optimizerOption +
-                "' is not none, sgd or adam"),
+                "' is not none, sgd, adam or adamw"),
            failure();
   if (lossReductionOption != "mean" && lossReductionOption != "sum")
     return fail("--loss-reduction '" + lossReductionOption +

@@ -31,12 +31,13 @@ struct AutodiffOptions {
   /// partial sums add up to the whole batch's). cross-entropy is a mean;
   /// a model that returns its own loss says which with this option.
   std::string lossReduction = "mean";
-  /// "none" (gradients as results), "sgd" or "adam".
+  /// "none" (gradients as results), "sgd", "adam" or "adamw" (Adam with
+  /// decoupled weight decay, torch.optim.AdamW).
   std::string optimizer = "none";
   /// Learning rate; 0 takes the optimizer's default (SGD 0.01, Adam 1e-3).
   double lr = 0.0;
   double momentum = 0.0;    ///< SGD
-  double weightDecay = 0.0; ///< SGD and Adam
+  double weightDecay = 0.0; ///< SGD, Adam, AdamW (decoupled)
   double beta1 = 0.9;       ///< Adam
   double beta2 = 0.999;     ///< Adam
   double eps = 1e-8;        ///< Adam

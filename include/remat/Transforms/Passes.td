@@ -67,13 +67,15 @@ def RematAutodiffPass : Pass<"remat-autodiff", "::mlir::ModuleOp"> {
            "each micro-step's loss by 1/K) or sum (no scaling); "
            "cross-entropy is a mean">,
     Option<"optimizer", "optimizer", "std::string", /*default=*/"\"none\"",
-           "none (gradients as results), sgd or adam">,
+           "none (gradients as results), sgd, adam or adamw (decoupled "
+           "weight decay, torch.optim.AdamW)">,
     Option<"lr", "lr", "double", /*default=*/"0.0",
-           "Learning rate (0: SGD 0.01, Adam 0.001)">,
+           "Learning rate (0: SGD 0.01, Adam and AdamW 0.001)">,
     Option<"momentum", "momentum", "double", /*default=*/"0.0",
            "SGD momentum">,
     Option<"weightDecay", "weight-decay", "double", /*default=*/"0.0",
-           "SGD and Adam weight decay">,
+           "Weight decay of SGD, Adam and AdamW (PyTorch's AdamW "
+           "defaults to 0.01: give it here)">,
     Option<"beta1", "beta1", "double", /*default=*/"0.9", "Adam beta1">,
     Option<"beta2", "beta2", "double", /*default=*/"0.999", "Adam beta2">,
     Option<"eps", "eps", "double", /*default=*/"1e-8", "Adam epsilon">,

@@ -507,16 +507,23 @@ std::optional<Tensors> KernelRunner::optimizers() {
         double beta1 = o.getBeta1().convertToDouble();
         double beta2 = o.getBeta2().convertToDouble();
         double decay = o.getWeightDecay().convertToDouble();
+        double lr = o.getLr().convertToDouble();
         double t = in[4].item<double>();
-        at::Tensor grad = decay != 0.0 ? at::add(in[1], in[0], decay) : in[1];
+        bool decoupled = o.getDecoupledWeightDecay();
+        at::Tensor grad =
+            decay != 0.0 && !decoupled ? at::add(in[1], in[0], decay) : in[1];
+        // AdamW: the weight decays before the step, the gradient does not.
+        at::Tensor start = decay != 0.0 && decoupled
+                               ? at::mul(in[0], 1.0 - lr * decay)
+                               : in[0];
         at::Tensor m = at::add(at::mul(in[2], beta1), grad, 1.0 - beta1);
         at::Tensor v = at::mul(in[3], beta2).addcmul_(grad, grad, 1.0 - beta2);
         double correction1 = 1.0 - std::pow(beta1, t);
         double correction2 = 1.0 - std::pow(beta2, t);
         at::Tensor denominator = at::div(at::sqrt(v), std::sqrt(correction2))
                                      .add_(o.getEps().convertToDouble());
-        at::Tensor param = at::addcdiv(
-            in[0], m, denominator, -o.getLr().convertToDouble() / correction1);
+        at::Tensor param =
+            at::addcdiv(start, m, denominator, -lr / correction1);
         return Tensors{param, m, v};
       })
       .Default([](Operation *) { return std::nullopt; });

@@ -436,8 +436,8 @@ LogicalResult CallWriter::writeLossOptimizer() {
              out(o.getNewExpAvg()), out(o.getNewExpAvgSq()),
              getElementCount(o.getParam()), o.getLr().convertToDouble(),
              o.getBeta1().convertToDouble(), o.getBeta2().convertToDouble(),
-             o.getEps().convertToDouble(),
-             o.getWeightDecay().convertToDouble());
+             o.getEps().convertToDouble(), o.getWeightDecay().convertToDouble(),
+             o.getDecoupledWeightDecay());
         return success();
       })
       .Default([](Operation *) { return failure(); });

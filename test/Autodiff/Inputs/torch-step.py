@@ -3,7 +3,7 @@
 
   torch-step.py MODEL.pt OUTDIR --input-shape 4x3x32x32xf32 [...]
                 --classes C [--seed N] [--int-high N]
-                [--optimizer none|sgd|adam] [--lr X] [--momentum X]
+                [--optimizer none|sgd|adam|adamw] [--lr X] [--momentum X]
                 [--weight-decay X] [--accumulation-steps K]
 
 Loads MODEL.pt in training mode, draws each input of forward from a seeded
@@ -65,6 +65,9 @@ def make_optimizer(args, params):
     if args.optimizer == "adam":
         return torch.optim.Adam(params, lr=args.lr or 1e-3,
                                 weight_decay=args.weight_decay)
+    if args.optimizer == "adamw":
+        return torch.optim.AdamW(params, lr=args.lr or 1e-3,
+                                 weight_decay=args.weight_decay)
     return None
 
 
@@ -72,7 +75,7 @@ def optimizer_state(args, optimizer, name, param):
     state = optimizer.state[param]
     if args.optimizer == "sgd" and args.momentum != 0:
         return {name + ".momentum_buffer": state["momentum_buffer"]}
-    if args.optimizer == "adam":
+    if args.optimizer in ("adam", "adamw"):
         return {name + ".exp_avg": state["exp_avg"],
                 name + ".exp_avg_sq": state["exp_avg_sq"]}
     return {}
@@ -166,7 +169,7 @@ def main():
         for name, param in params.items():
             expected[name] = param.detach()
             expected.update(optimizer_state(args, optimizer, name, param))
-        if args.optimizer == "adam":
+        if args.optimizer in ("adam", "adamw"):
             expected["step"] = torch.tensor(1.0)
 
     for sub in ("inputs", "expected"):

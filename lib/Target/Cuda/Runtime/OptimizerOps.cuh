@@ -61,8 +61,8 @@ __global__ void optimizerAdamKernel(const float *param, const float *grad,
                                     const float *step, float *newParam,
                                     float *newExpAvg, float *newExpAvgSq,
                                     int64_t count, double lr, double beta1,
-                                    double beta2, float eps,
-                                    float weightDecay) {
+                                    double beta2, float eps, float weightDecay,
+                                    float decayFactor) {
   // The step's constants, once per block: the step size -lr / (1 - beta1^t)
   // and sqrt(1 - beta2^t), rounded to float as ATen's scalars.
   __shared__ float stepSize, correction2Sqrt;
@@ -80,6 +80,8 @@ __global__ void optimizerAdamKernel(const float *param, const float *grad,
     float g = grad[i];
     if (weightDecay != 0.0f)
       g = g + weightDecay * p;
+    if (decayFactor != 1.0f) // AdamW: the weight decays, not the gradient
+      p = p * decayFactor;
     float m = expAvg[i] * b1 + c1 * g;
     float v = expAvgSq[i] * b2 + c2 * g * g;
     float denominator = sqrtf(v) / correction2Sqrt + eps;
@@ -94,12 +96,14 @@ inline void adamStep(Context &ctx, const float *param, const float *grad,
                      const float *step, float *newParam, float *newExpAvg,
                      float *newExpAvgSq, int64_t count, double lr,
                      double beta1, double beta2, double eps,
-                     double weightDecay) {
+                     double weightDecay, bool decoupled) {
   if (count == 0)
     return;
+  float coupledDecay = decoupled ? 0.0f : float(weightDecay);
+  float decayFactor = decoupled ? float(1.0 - lr * weightDecay) : 1.0f;
   optimizerAdamKernel<<<blocksFor(count), 256, 0, ctx.stream>>>(
       param, grad, expAvg, expAvgSq, step, newParam, newExpAvg, newExpAvgSq,
-      count, lr, beta1, beta2, float(eps), float(weightDecay));
+      count, lr, beta1, beta2, float(eps), coupledDecay, decayFactor);
   REMAT_CHECK_LAUNCH();
 }
 

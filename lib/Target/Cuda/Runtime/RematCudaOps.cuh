@@ -281,13 +281,14 @@ inline void sgdStep(Context &ctx, const float *param, const float *grad,
                     float *newMomentumBuffer, int64_t count, double lr,
                     double momentum, double dampening, double weightDecay,
                     bool nesterov);
-/// torch.optim.Adam's step; `step` is the device 0-d tensor holding t.
+/// torch.optim.Adam's step (AdamW's with `decoupled`); `step` is the
+/// device 0-d tensor holding t.
 inline void adamStep(Context &ctx, const float *param, const float *grad,
                      const float *expAvg, const float *expAvgSq,
                      const float *step, float *newParam, float *newExpAvg,
                      float *newExpAvgSq, int64_t count, double lr,
                      double beta1, double beta2, double eps,
-                     double weightDecay);
+                     double weightDecay, bool decoupled);
 
 //===----------------------------------------------------------------------===//
 // Data movement and reductions.

@@ -40,13 +40,17 @@ def NN_SgdOp : NN_Op<"sgd", [], ["isRecomputable"]> {
 def NN_AdamOp : NN_Op<"adam", [
     AllTypesMatch<["param", "grad", "exp_avg", "exp_avg_sq", "new_param",
                    "new_exp_avg", "new_exp_avg_sq"]>], ["isRecomputable"]> {
-  let summary = "one Adam step (torch.optim.Adam, amsgrad off)";
+  let summary = "one Adam or AdamW step (torch.optim.Adam and AdamW, amsgrad off)";
   let description = [{
     `step` is a 0-d float tensor holding t, the number of this step counting
     from 1 (as PyTorch's state['step'] after its increment). With
     g = grad + weight_decay * param: m = beta1 * m + (1 - beta1) * g,
     v = beta2 * v + (1 - beta2) * g^2,
     param -= lr / (1 - beta1^t) * m / (sqrt(v) / sqrt(1 - beta2^t) + eps).
+
+    With `decoupled_weight_decay` (AdamW, as PyTorch's Adam option of that
+    name) the decay leaves the gradient alone: g = grad, and the weight is
+    first scaled, param *= 1 - lr * weight_decay.
   }];
   let arguments = (ins NN_FloatTensor:$param, NN_FloatTensor:$grad,
                        NN_FloatTensor:$exp_avg, NN_FloatTensor:$exp_avg_sq,
@@ -55,7 +59,8 @@ def NN_AdamOp : NN_Op<"adam", [
                        DefaultValuedAttr<F64Attr, "0.9">:$beta1,
                        DefaultValuedAttr<F64Attr, "0.999">:$beta2,
                        DefaultValuedAttr<F64Attr, "1e-8">:$eps,
-                       DefaultValuedAttr<F64Attr, "0.0">:$weight_decay);
+                       DefaultValuedAttr<F64Attr, "0.0">:$weight_decay,
+                       DefaultValuedAttr<BoolAttr, "false">:$decoupled_weight_decay);
   let results = (outs NN_FloatTensor:$new_param, NN_FloatTensor:$new_exp_avg,
                       NN_FloatTensor:$new_exp_avg_sq);
   let assemblyFormat = [{
