@@ -45,6 +45,49 @@ static std::optional<std::vector<int64_t>> getSizes(const jit::Value *value) {
   return *sizes;
 }
 
+/// Whether `value` is a tensor that its op makes anew (its schema says the
+/// result aliases no input, and the op writes none).
+static bool isFreshTensor(const jit::Value *value) {
+  const c10::FunctionSchema *schema = value->node()->maybeSchema();
+  if (value->type()->kind() != c10::TypeKind::TensorType || !schema ||
+      schema->is_mutable())
+    return false;
+  return llvm::none_of(schema->returns(), [](const c10::Argument &result) {
+    return result.alias_info() != nullptr;
+  });
+}
+
+/// The tensor whose object `value` is or was made from: up through the ops
+/// whose result aliases their first input (views, and `contiguous` or
+/// `flatten`, which may return the input itself).
+static const jit::Value *getAliasRoot(const jit::Value *value) {
+  while (true) {
+    const jit::Node *node = value->node();
+    const c10::FunctionSchema *schema = node->maybeSchema();
+    if (!schema || schema->is_mutable() || node->inputs().empty() ||
+        llvm::none_of(schema->returns(), [](const c10::Argument &result) {
+          return result.alias_info() != nullptr;
+        }))
+      return value;
+    value = node->input(0);
+  }
+}
+
+/// Whether `a` and `b` are different tensor objects: made from different
+/// fresh results, or from a fresh result and an input of the graph (two
+/// inputs may be one tensor).
+static bool areDistinctTensors(const jit::Value *a, const jit::Value *b) {
+  auto isGraphInput = [](const jit::Value *value) {
+    return value->node()->kind() == c10::prim::Param &&
+           value->type()->kind() == c10::TypeKind::TensorType;
+  };
+  const jit::Value *rootA = getAliasRoot(a), *rootB = getAliasRoot(b);
+  if (rootA == rootB || (isGraphInput(rootA) && isGraphInput(rootB)))
+    return false;
+  return (isFreshTensor(rootA) || isGraphInput(rootA)) &&
+         (isFreshTensor(rootB) || isGraphInput(rootB));
+}
+
 /// The constant that a query of a value's type (`x.shape`, `x.size(d)`,
 /// `x.dim()`, `x.numel()`, `x.dtype`, `x.device`, `x.is_cuda`,
 /// `x.is_nested`: imported tensors are dense CPU tensors) or identity
@@ -52,7 +95,9 @@ static std::optional<std::vector<int64_t>> getSizes(const jit::Value *value) {
 static c10::optional<c10::IValue> foldTypeQuery(jit::Node *node) {
   llvm::StringRef kind = node->kind().toQualString();
   if (kind == "aten::__is__" || kind == "aten::__isnot__") {
-    // `x is x`; `x is None` where the type of x is not optional.
+    // `x is x`; `x is None` where the type of x is not optional; `x is y`
+    // where x and y are different objects (nn.MultiheadAttention's
+    // cross-attention checks `query is not key`).
     auto isNone = [](const jit::Value *value) {
       return value->type()->kind() == c10::TypeKind::NoneType;
     };
@@ -63,7 +108,8 @@ static c10::optional<c10::IValue> foldTypeQuery(jit::Node *node) {
     bool same;
     if (a == b || (isNone(a) && isNone(b)))
       same = true;
-    else if ((isNone(a) && isTensor(b)) || (isTensor(a) && isNone(b)))
+    else if ((isNone(a) && isTensor(b)) || (isTensor(a) && isNone(b)) ||
+             areDistinctTensors(a, b))
       same = false;
     else
       return c10::nullopt;
