@@ -34,6 +34,8 @@ NodeConverter::convertNetworkOp(Node *node, llvm::StringRef kind) {
     return convertRecurrent(node, kind);
   if (kind == "aten::batch_norm")
     return convertBatchNorm(node);
+  if (kind == "aten::group_norm" || kind == "aten::instance_norm")
+    return convertGroupNorm(node, kind == "aten::instance_norm");
   if (kind == "aten::layer_norm")
     return convertLayerNorm(node);
   if (kind == "aten::max_pool2d")

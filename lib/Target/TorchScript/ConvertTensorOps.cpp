@@ -57,6 +57,8 @@ NodeConverter::convertTensorOp(Node *node, llvm::StringRef kind) {
     return convertTranspose(node, /*isT=*/false);
   if (kind == "aten::t")
     return convertTranspose(node, /*isT=*/true);
+  if (kind == "aten::repeat" || kind == "aten::tile")
+    return convertRepeat(node);
   if (kind == "aten::permute")
     return convertPermute(node);
   if (kind == "aten::expand" || kind == "aten::expand_as")
@@ -303,6 +305,45 @@ LogicalResult NodeConverter::convertExpand(Node *node) {
     return success();
   }
   finish(node, nn::BroadcastToOp::create(builder, loc, *type, *input));
+  return success();
+}
+
+LogicalResult NodeConverter::convertRepeat(Node *node) {
+  // x.repeat(r0, ..., rm-1) (and torch.tile): x as [1, d0, 1, d1, ...]
+  // (leading 1s where the repeats outnumber x's dims), broadcast to
+  // [r0, d0, r1, d1, ...], then merged pairwise to [r0 * d0, ...].
+  FailureOr<Value> input = getTensor(node, 0);
+  FailureOr<SmallVector<int64_t>> repeats = getIntList(node, 1);
+  FailureOr<RankedTensorType> type = getResultType(node);
+  if (failed(input) || failed(repeats) || failed(type))
+    return failure();
+  auto inputType = cast<RankedTensorType>(input->getType());
+  SmallVector<int64_t> sizes(inputType.getShape());
+  bool isTile = node->kind().toQualString() == llvm::StringRef("aten::tile");
+  // tile pads the repeats with leading 1s, repeat refuses fewer repeats.
+  if (isTile && repeats->size() < sizes.size())
+    repeats->insert(repeats->begin(), sizes.size() - repeats->size(), 1);
+  if (repeats->size() < sizes.size() ||
+      llvm::any_of(*repeats, [](int64_t r) { return r < 0; }))
+    return emitInputError(node, 1)
+           << "must have a non-negative count for each of the input's "
+           << sizes.size() << " dimensions";
+  sizes.insert(sizes.begin(), repeats->size() - sizes.size(), 1);
+  SmallVector<int64_t> spread, broadcast;
+  for (auto [repeat, size] : llvm::zip_equal(*repeats, sizes)) {
+    spread.append({1, size});
+    broadcast.append({repeat, size});
+  }
+  Type element = type->getElementType();
+  Value value = *input;
+  if (inputType.getShape() != ArrayRef<int64_t>(spread))
+    value = record(
+        node, nn::ReshapeOp::create(
+                  builder, loc, RankedTensorType::get(spread, element), value));
+  value = record(node, nn::BroadcastToOp::create(
+                           builder, loc,
+                           RankedTensorType::get(broadcast, element), value));
+  finish(node, nn::ReshapeOp::create(builder, loc, *type, value));
   return success();
 }
 

@@ -88,6 +88,7 @@ private:
   FailureOr<RecurrentCall> getRecurrentCall(Node *node, llvm::StringRef kind);
   LogicalResult convertBatchNorm(Node *node);
   LogicalResult convertLayerNorm(Node *node);
+  LogicalResult convertGroupNorm(Node *node, bool isInstanceNorm);
   LogicalResult convertMaxPool(Node *node, bool withIndices);
   LogicalResult convertAvgPool(Node *node);
   LogicalResult convertLinear(Node *node);
@@ -116,6 +117,7 @@ private:
   LogicalResult convertTranspose(Node *node, bool isT);
   LogicalResult convertPermute(Node *node);
   LogicalResult convertExpand(Node *node);
+  LogicalResult convertRepeat(Node *node);
   LogicalResult convertConcat(Node *node);
   LogicalResult convertSlice(Node *node);
   LogicalResult convertSelect(Node *node);
