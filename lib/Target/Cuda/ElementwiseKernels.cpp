@@ -24,12 +24,16 @@
 #include "llvm/Support/Format.h"
 #include "llvm/Support/FormatVariadic.h"
 
+#include <cmath>
+
 using namespace mlir;
 using namespace mlir::remat;
 using namespace mlir::remat::cuda;
 
 /// A double as a float literal exactly as (float)value.
 static std::string floatLiteral(double value) {
+  if (std::isinf(value))
+    return value > 0 ? "INFINITY" : "(-INFINITY)";
   return llvm::formatv("((float){0})", llvm::format("%.17g", value)).str();
 }
 

@@ -15,6 +15,7 @@
 #include "llvm/Support/MathExtras.h"
 
 #include <algorithm>
+#include <limits>
 
 using namespace mlir;
 using namespace mlir::remat;
@@ -32,7 +33,8 @@ NodeConverter::convertTensorOp(Node *node, llvm::StringRef kind) {
     if (kind == entry.kind)
       return convertOneToOne(node, entry.numInputs, entry.create);
   if (kind == "aten::gelu" || kind == "aten::hardtanh" ||
-      kind == "aten::relu6")
+      kind == "aten::relu6" || kind == "aten::clamp" ||
+      kind == "aten::clamp_min" || kind == "aten::clamp_max")
     return convertUnary(node, kind);
   if (kind == "aten::add" || kind == "aten::sub" || kind == "aten::mul" ||
       kind == "aten::div" || kind == "aten::rsub")
@@ -69,6 +71,8 @@ NodeConverter::convertTensorOp(Node *node, llvm::StringRef kind) {
     return convertSlice(node);
   if (kind == "aten::select")
     return convertSelect(node);
+  if (kind == "aten::linalg_vector_norm")
+    return convertVectorNorm(node);
   if (kind == "aten::sum")
     return convertReduction(node, /*isMean=*/false);
   if (kind == "aten::mean")
@@ -98,6 +102,8 @@ NodeConverter::convertTensorOp(Node *node, llvm::StringRef kind) {
   return std::nullopt;
 }
 
+static std::optional<double> getScalar(const std::optional<c10::IValue> &value);
+
 LogicalResult NodeConverter::convertUnary(Node *node, llvm::StringRef kind) {
   FailureOr<Value> input = getTensor(node, 0);
   if (failed(input))
@@ -109,9 +115,41 @@ LogicalResult NodeConverter::convertUnary(Node *node, llvm::StringRef kind) {
       return failure();
     op = nn::GeluOp::create(builder, loc, *input, *approximate);
   } else {
-    // hardtanh(self, min_val, max_val); relu6(self) is hardtanh(self, 0, 6).
+    // hardtanh(self, min_val, max_val); relu6(self) is hardtanh(self, 0, 6);
+    // clamp with constant bounds, a missing one infinite (F.normalize's
+    // clamp_min of the norm). A value exactly at a bound gets no gradient
+    // from hardtanh, where PyTorch's clamp passes it.
     double minVal = 0.0, maxVal = 6.0;
-    if (kind == "aten::hardtanh") {
+    if (kind.starts_with("aten::clamp")) {
+      double inf = std::numeric_limits<double>::infinity();
+      auto getBound = [&](size_t index, double missing) -> FailureOr<double> {
+        if (isNone(node, index))
+          return missing;
+        std::optional<double> bound = getScalar(getConstant(node, index));
+        if (!bound)
+          return emitInputError(node, index)
+                 << "is not supported: only a constant number (not a "
+                    "tensor of bounds)";
+        return *bound;
+      };
+      bool isMax = kind == "aten::clamp_max";
+      FailureOr<double> low =
+          isMax ? FailureOr<double>(-inf) : getBound(1, -inf);
+      FailureOr<double> high = kind == "aten::clamp" ? getBound(2, inf)
+                               : isMax               ? getBound(1, inf)
+                                                     : FailureOr<double>(inf);
+      if (failed(low) || failed(high))
+        return failure();
+      if (*low > *high)
+        return emitNodeError(node)
+               << "has its lower bound above its upper bound ("
+               << llvm::formatv("{0} > {1}", llvm::format("%g", *low),
+                                llvm::format("%g", *high))
+                      .str()
+               << ")";
+      minVal = *low;
+      maxVal = *high;
+    } else if (kind == "aten::hardtanh") {
       FailureOr<double> low = getDouble(node, 1);
       FailureOr<double> high = getDouble(node, 2);
       if (failed(low) || failed(high))
@@ -428,6 +466,51 @@ LogicalResult NodeConverter::convertSelect(Node *node) {
       *input, *dim, start, start + 1, 1);
   createdOps.push_back({sliced, getModulePath(node)});
   finish(node, nn::ReshapeOp::create(builder, loc, *type, sliced));
+  return success();
+}
+
+LogicalResult NodeConverter::convertVectorNorm(Node *node) {
+  // linalg_vector_norm(x, ord=2, dim=None, keepdim=False, dtype=None), as
+  // F.normalize and x.norm() call it: sqrt(sum(x * x)) over dim (every
+  // dimension when None). Like PyTorch's, the gradient at a zero vector is
+  // not finite; F.normalize clamps the norm, not its gradient.
+  FailureOr<Value> input = getTensor(node, 0);
+  FailureOr<double> ord = getDouble(node, 1);
+  FailureOr<bool> keepdim = getBool(node, 3);
+  FailureOr<RankedTensorType> type = getResultType(node);
+  if (failed(input) || failed(ord) || failed(keepdim) || failed(type))
+    return failure();
+  if (*ord != 2.0)
+    return emitInputError(node, 1)
+           << "is " << llvm::formatv("{0}", llvm::format("%g", *ord)).str()
+           << ": only the 2-norm is supported";
+  if (!isNone(node, 4))
+    return emitInputError(node, 4) << "is not supported (only None)";
+  int64_t rank = cast<RankedTensorType>(input->getType()).getRank();
+  SmallVector<int64_t> dims;
+  if (!isNone(node, 2)) {
+    FailureOr<SmallVector<int64_t>> list = getIntList(node, 2);
+    if (failed(list))
+      return failure();
+    dims = *list;
+  }
+  if (dims.empty())
+    for (int64_t d = 0; d < rank; ++d)
+      dims.push_back(d);
+  for (int64_t &dim : dims) {
+    if (dim < -rank || dim >= rank)
+      return emitInputError(node, 2)
+             << "holds " << dim << ", out of range for rank " << rank;
+    if (dim < 0)
+      dim += rank;
+  }
+  llvm::sort(dims);
+  Value squares = record(
+      node, nn::MulOp::create(builder, loc, input->getType(), *input, *input));
+  Value sum = record(
+      node, nn::SumOp::create(builder, loc, *type, squares, dims, *keepdim));
+  finish(node, nn::PowScalarOp::create(builder, loc, sum,
+                                       builder.getF64FloatAttr(0.5)));
   return success();
 }
 

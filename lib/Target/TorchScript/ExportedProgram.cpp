@@ -77,6 +77,7 @@ private:
                           ArrayRef<RankedTensorType> inputTypes,
                           StringRef inputTypesOption);
   LogicalResult addNode(const json &node);
+  LogicalResult addAutocastRegion(const json &node);
   FailureOr<jit::Value *> convertArgument(const json &argument,
                                           const c10::Argument &formal,
                                           const std::string &opName);
@@ -633,9 +634,108 @@ LogicalResult ProgramReader::mapOutputs(const json &node, jit::Node *created,
   return success();
 }
 
+/// The tensor names an argument or result list entry holds: one for
+/// as_tensor, each for as_tensors.
+static std::vector<std::string> getTensorNames(const json &argument) {
+  std::vector<std::string> names;
+  if (argument.contains("as_tensor"))
+    names.push_back(argument["as_tensor"].at("name"));
+  else if (argument.contains("as_tensors"))
+    for (const json &element : argument["as_tensors"])
+      names.push_back(element.at("name"));
+  return names;
+}
+
+/// A higher-order op's stack trace: its own, or (torch.export gives the
+/// op none) that of the first op of its subgraph that has one.
+static std::string getRegionStackTrace(const json &node) {
+  auto getTrace = [](const json &of) {
+    return of.contains("metadata") ? getString(of["metadata"], "stack_trace")
+                                   : std::string();
+  };
+  std::string own = getTrace(node);
+  if (!own.empty())
+    return own;
+  for (const json &input : node.at("inputs")) {
+    const json &arg = input.at("arg");
+    if (!arg.contains("as_graph"))
+      continue;
+    for (const json &inner : arg["as_graph"].at("graph").at("nodes")) {
+      std::string trace = getTrace(inner);
+      if (!trace.empty())
+        return trace;
+    }
+  }
+  return {};
+}
+
+/// wrap_with_autocast(device, dtype, enabled, cache_enabled, graph,
+/// *operands): a `with torch.autocast(...)` region, its code a subgraph.
+/// One that disables autocast (timm's EfficientViT keeps its attention in
+/// f32 so) changes nothing in an f32 step: its ops are inlined, the
+/// subgraph's names in a scope of their own.
+LogicalResult ProgramReader::addAutocastRegion(const json &node) {
+  const json &inputs = node.at("inputs");
+  if (inputs.size() < 5 || !inputs[2].at("arg").contains("as_bool") ||
+      !inputs[4].at("arg").contains("as_graph"))
+    return emitError(loc) << "'wrap_with_autocast' has arguments the "
+                             "importer does not know: "
+                          << node.at("inputs").dump().substr(0, 200);
+  if (inputs[2]["arg"]["as_bool"].get<bool>())
+    return emitError(loc)
+           << "torch.autocast regions are not supported: remat trains in "
+              "the weights' precision; export without autocast (a region "
+              "with enabled=False is taken)";
+  const json &subgraph = inputs[4]["arg"]["as_graph"].at("graph");
+  std::map<std::string, jit::Value *> inner;
+  const json &formals = subgraph.at("inputs");
+  if (formals.size() != inputs.size() - 5)
+    return emitError(loc) << "'wrap_with_autocast' passes " << inputs.size() - 5
+                          << " operands to a region of " << formals.size()
+                          << " inputs";
+  for (size_t i = 0; i < formals.size(); ++i) {
+    std::vector<std::string> names = getTensorNames(formals[i]);
+    jit::Value *operand =
+        lookup(inputs[i + 5].at("arg").value("as_tensor", json()));
+    if (names.size() != 1 || !operand)
+      return emitError(loc) << "'wrap_with_autocast' takes tensors only, "
+                               "got "
+                            << inputs[i + 5].at("arg").dump().substr(0, 100);
+    inner[names[0]] = operand;
+  }
+  std::swap(values, inner);
+  LogicalResult result = success();
+  for (const json &innerNode : subgraph.at("nodes"))
+    if (failed(result = addNode(innerNode)))
+      break;
+  std::vector<jit::Value *> results;
+  for (const json &output : subgraph.at("outputs"))
+    for (const std::string &name : getTensorNames(output))
+      results.push_back(values.count(name) ? values[name] : nullptr);
+  std::swap(values, inner);
+  if (failed(result))
+    return failure();
+  std::vector<std::string> outputNames;
+  for (const json &output : node.at("outputs"))
+    for (const std::string &name : getTensorNames(output))
+      outputNames.push_back(name);
+  if (outputNames.size() != results.size() ||
+      llvm::is_contained(results, nullptr))
+    return emitError(loc) << "'wrap_with_autocast' gives " << results.size()
+                          << " tensors for " << outputNames.size()
+                          << " results";
+  for (auto [name, value] : llvm::zip(outputNames, results))
+    values[name] = value;
+  return success();
+}
+
 LogicalResult ProgramReader::addNode(const json &node) {
   jit::Graph &graph = *prepared.graph;
   std::string target = node.at("target");
+  if (target == "torch.ops.higher_order.wrap_with_autocast") {
+    loc = getTraceLocation(getRegionStackTrace(node), fileLoc);
+    return addAutocastRegion(node);
+  }
   std::string opName = target;
   std::shared_ptr<jit::Operator> op = findOperator(target, opName);
   json metadata = node.contains("metadata") ? node["metadata"] : json();

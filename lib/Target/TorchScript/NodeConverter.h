@@ -122,6 +122,7 @@ private:
   LogicalResult convertSlice(Node *node);
   LogicalResult convertSelect(Node *node);
   LogicalResult convertReduction(Node *node, bool isMean);
+  LogicalResult convertVectorNorm(Node *node);
   LogicalResult convertFill(Node *node, llvm::StringRef kind);
   LogicalResult convertEmpty(Node *node);
   LogicalResult convertRoll(Node *node);

@@ -10,8 +10,10 @@ compares the two imports. Weights from torch.manual_seed(0).
               and dropout on a 2x8 input
   two-inputs  a linear layer of x plus y, both 2x8
   cumsum      torch.cumsum, which has no nn op (an error)
-  autocast    a linear layer under torch.autocast (a higher-order op in the
-              program: an error)
+  autocast    a linear layer under torch.autocast in bf16 (a higher-order op
+              in the program: an error)
+  no-grad     a linear layer under torch.no_grad() (a higher-order op that
+              the importer does not know: an error)
   dynamic     exported with a dynamic batch dimension (an error)
 """
 
@@ -76,6 +78,17 @@ class Autocast(nn.Module):
             return self.fc(x)
 
 
+class NoGrad(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.fc = nn.Linear(8, 4)
+
+    def forward(self, x):
+        with torch.no_grad():
+            frozen = self.fc(x)
+        return self.fc(x) + frozen
+
+
 def inputs_for(name):
     if name in ("convnet", "dynamic"):
         return (torch.randn(2, 3, 8, 8),)
@@ -85,7 +98,8 @@ def inputs_for(name):
 
 
 MODELS = {"convnet": ConvNet, "state": State, "two-inputs": TwoInputs,
-          "cumsum": Cumsum, "autocast": Autocast, "dynamic": ConvNet}
+          "cumsum": Cumsum, "autocast": Autocast, "no-grad": NoGrad,
+          "dynamic": ConvNet}
 TRACED = {"convnet", "state"}
 
 
