@@ -175,6 +175,10 @@ bool ConstantSubgraphFolder::tryRun(jit::Node *node) {
   // before indexing, where batch norm counts its steps). An in-place op
   // writes a value computed here: a write into one of the graph's constants
   // would reach its other readers, which are not computed here.
+  // A list of constants stays constant propagation's: it may hold what no
+  // constant can (x[:, idx] is [None, idx]).
+  if (node->kind() == c10::prim::ListConstruct)
+    constantTensorInput = false;
   if ((!computedInput && !constantTensorInput && !makesWrittenTensor(node)) ||
       (isInPlace(node) && !known.count(node->input(0))))
     return false;

@@ -52,7 +52,8 @@ NodeConverter::convertTensorOp(Node *node, llvm::StringRef kind) {
   }
   if (kind == "aten::view" || kind == "aten::reshape" ||
       kind == "aten::flatten" || kind == "aten::unflatten" ||
-      kind == "aten::unsqueeze" || kind == "aten::squeeze")
+      kind == "aten::unsqueeze" || kind == "aten::squeeze" ||
+      kind == "aten::view_as" || kind == "aten::reshape_as")
     return convertReshape(node);
   if (kind == "aten::transpose" || kind == "aten::swapaxes" ||
       kind == "aten::swapdims")
@@ -915,17 +916,26 @@ LogicalResult NodeConverter::convertPad(Node *node, llvm::StringRef kind) {
 }
 
 LogicalResult NodeConverter::convertIndex(Node *node) {
-  // index(x, [idx]): rows of x picked by an integer tensor, as an embedding
-  // of x seen as [n, rest] (whose gradient scatter-adds into x).
+  // index(x, [None, ..., idx]): slices of x along dimension d (the position
+  // of the one index tensor after leading Nones, as x[:, idx]) picked by an
+  // integer tensor. An embedding of x with d moved first, seen as [n,
+  // rest] (whose gradient scatter-adds into x); the picked rows go where d
+  // was, as PyTorch places them.
   FailureOr<Value> input = getTensor(node, 0);
   FailureOr<RankedTensorType> type = getResultType(node);
   if (failed(input) || failed(type))
     return failure();
   torch::jit::Node *list = node->input(1)->node();
-  if (list->kind() != c10::prim::ListConstruct || list->inputs().size() != 1)
+  size_t dim = 0;
+  if (list->kind() == c10::prim::ListConstruct)
+    while (dim + 1 < list->inputs().size() && isNone(list, dim))
+      ++dim;
+  if (list->kind() != c10::prim::ListConstruct ||
+      dim + 1 != list->inputs().size())
     return emitInputError(node, 1)
-           << "must be one index tensor on the first dimension (x[idx])";
-  FailureOr<Value> indices = getTensor(list, 0);
+           << "must be one index tensor after leading Nones (x[idx], "
+              "x[:, idx])";
+  FailureOr<Value> indices = getTensor(list, dim);
   if (failed(indices))
     return failure();
   auto indicesType = cast<RankedTensorType>(indices->getType());
@@ -935,31 +945,63 @@ LogicalResult NodeConverter::convertIndex(Node *node) {
            << "must be a tensor of integer indices (boolean masks are not "
               "supported)";
   auto inputType = cast<RankedTensorType>(input->getType());
-  if (inputType.getRank() < 1)
-    return emitInputError(node, 0) << "must have at least one dimension";
-  int64_t rows = inputType.getDimSize(0);
-  int64_t width = 1;
-  for (int64_t size : inputType.getShape().drop_front())
-    width *= size;
+  int64_t rank = inputType.getRank();
+  if (rank < int64_t(dim) + 1)
+    return emitInputError(node, 0)
+           << "must have a dimension " << dim << " to index";
+  Type element = inputType.getElementType();
   Value table = *input;
-  auto tableType =
-      RankedTensorType::get({rows, width}, inputType.getElementType());
-  if (inputType != tableType) {
-    auto reshape = nn::ReshapeOp::create(builder, loc, tableType, table);
-    createdOps.push_back({reshape, getModulePath(node)});
-    table = reshape;
+  // d first: [x_d, x_0, ..., x_d-1, x_d+1, ...].
+  SmallVector<int64_t> toFront = {int64_t(dim)};
+  for (int64_t d = 0; d < rank; ++d)
+    if (d != int64_t(dim))
+      toFront.push_back(d);
+  SmallVector<int64_t> others;
+  for (int64_t d : ArrayRef<int64_t>(toFront).drop_front())
+    others.push_back(inputType.getDimSize(d));
+  if (dim != 0) {
+    SmallVector<int64_t> shape = {inputType.getDimSize(dim)};
+    shape.append(others);
+    table = record(node,
+                   nn::PermuteOp::create(builder, loc,
+                                         RankedTensorType::get(shape, element),
+                                         table, toFront));
   }
+  int64_t rows = inputType.getDimSize(dim);
+  int64_t width = 1;
+  for (int64_t size : others)
+    width *= size;
+  auto tableType = RankedTensorType::get({rows, width}, element);
+  if (table.getType() != tableType)
+    table = record(node, nn::ReshapeOp::create(builder, loc, tableType, table));
   SmallVector<int64_t> pickedShape(indicesType.getShape());
   pickedShape.push_back(width);
-  auto picked = nn::EmbeddingOp::create(
-      builder, loc,
-      RankedTensorType::get(pickedShape, inputType.getElementType()), table,
-      *indices, /*padding_idx=*/-1);
-  if (picked.getType() == *type) {
-    finish(node, picked);
-    return success();
+  Value picked = record(
+      node, nn::EmbeddingOp::create(builder, loc,
+                                    RankedTensorType::get(pickedShape, element),
+                                    table, *indices, /*padding_idx=*/-1));
+  // [idx..., x_0, ..., x_d-1, x_d+1, ...], then the leading dims before idx.
+  int64_t indexRank = indicesType.getRank();
+  SmallVector<int64_t> unpacked(indicesType.getShape());
+  unpacked.append(others);
+  auto unpackedType = RankedTensorType::get(unpacked, element);
+  if (picked.getType() != unpackedType)
+    picked =
+        record(node, nn::ReshapeOp::create(builder, loc, unpackedType, picked));
+  if (dim != 0) {
+    SmallVector<int64_t> order;
+    for (int64_t d = 0; d < int64_t(dim); ++d)
+      order.push_back(indexRank + d);
+    for (int64_t d = 0; d < indexRank; ++d)
+      order.push_back(d);
+    for (int64_t d = indexRank + dim; d < int64_t(unpacked.size()); ++d)
+      order.push_back(d);
+    picked =
+        record(node, nn::PermuteOp::create(builder, loc, *type, picked, order));
   }
-  createdOps.push_back({picked, getModulePath(node)});
-  finish(node, nn::ReshapeOp::create(builder, loc, *type, picked));
+  if (picked.getType() != *type)
+    return emitNodeError(node) << "computes " << picked.getType()
+                               << " where the graph has " << *type;
+  map(node->output(0), picked);
   return success();
 }
