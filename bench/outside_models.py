@@ -38,6 +38,14 @@ def images(generator):
     return torch.randn(BATCH, 3, IMAGE, IMAGE, generator=generator)
 
 
+def images_at(size):
+    """Images of another size, for a model whose check at IMAGE is
+    ill-conditioned (batch norm over 2 x 2 x 2 values in its last stage)."""
+    def example(generator):
+        return torch.randn(BATCH, 3, size, size, generator=generator)
+    return example
+
+
 class LanguageModelLogits(nn.Module):
     """A Hugging Face causal or masked language model's logits, flattened
     to [batch * tokens, vocabulary]."""
@@ -161,3 +169,43 @@ MODELS = {
     "unet": Outside(UNet, images, 10, per_pixel=True),
     "lstm": Outside(LSTMLanguageModel, tokens, VOCAB, per_token=True),
 }
+
+# More timm families, one small model each (a benchmark, not CI:
+# zoo_check.py --models=timm-families), at 32x32 (ViT-like ones with patch 8):
+# mobile CNNs, MLP-mixers, hybrids, the LSTM-based sequencer, LeViT's
+# attention biases, EdgeNeXt's F.normalize, EfficientViT's autocast-disabled
+# attention.
+def _vit_like(name):
+    return timm_model(name, img_size=IMAGE, patch_size=8)
+
+
+TIMM_FAMILIES = {
+    "timm-" + name: Outside(build, images, 10) for name, build in {
+        "mobilevit_xxs": timm_model("mobilevit_xxs"),
+        "poolformer_s12": timm_model("poolformer_s12"),
+        "ghostnet_100": timm_model("ghostnet_100"),
+        "regnety_002": timm_model("regnety_002"),
+        "dla34": timm_model("dla34"),
+        "tinynet_e": timm_model("tinynet_e"),
+        "mobilenetv4_conv_small": timm_model("mobilenetv4_conv_small"),
+        "edgenext_xx_small": timm_model("edgenext_xx_small"),
+        "fastvit_t8": timm_model("fastvit_t8"),
+        "hgnetv2_b0": timm_model("hgnetv2_b0"),
+        "resnest14d": timm_model("resnest14d"),
+        "efficientvit_b0": timm_model("efficientvit_b0"),
+        "mixnet_s": timm_model("mixnet_s"),
+        "rexnet_100": timm_model("rexnet_100"),
+        "lcnet_050": timm_model("lcnet_050"),
+        "deit_tiny": _vit_like("deit_tiny_patch16_224"),
+        "cait_xxs24": _vit_like("cait_xxs24_224"),
+        "xcit_nano_12": _vit_like("xcit_nano_12_p16_224"),
+        "sequencer2d_s": timm_model("sequencer2d_s"),
+        "mobileone_s0": timm_model("mobileone_s0"),
+        "convformer_s18": timm_model("convformer_s18"),
+        "levit_128s": timm_model("levit_128s", img_size=IMAGE),
+        "coat_lite_tiny": timm_model("coat_lite_tiny", img_size=IMAGE),
+        "twins_pcpvt_small": timm_model("twins_pcpvt_small", img_size=IMAGE),
+    }.items()
+}
+TIMM_FAMILIES["timm-inception_next_tiny"] = Outside(
+    timm_model("inception_next_tiny"), images_at(64), 10)

@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """zoo_check.py - torchvision's classification models through remat, checked against PyTorch.
 
-  zoo_check.py [--models=a,b,...|outside|--all] [--bin-dir DIR] [--work-dir DIR]
+  zoo_check.py [--models=a,b,...|outside|timm-families|--all] [--bin-dir DIR] [--work-dir DIR]
                [--json FILE] [--allow-failures] [--keep]
                [--forms traced,scripted,exported]
   zoo_check.py --self-test [--bin-dir DIR] [--work-dir DIR]
@@ -37,9 +37,10 @@ torch.manual_seed(0):
 
 Random ops: the imported function's seed arguments are in the order of the
 forward's random ops. The check chooses each seed's value and, in the eager
-reference, replaces torch.nn.functional.dropout and torchvision's
-stochastic_depth with versions that consume those seeds in call order and draw
-remat's masks (include/remat/Execution/Random.h): with key = mix(seed) and
+reference, replaces torch.nn.functional.dropout, the dropout of
+F.scaled_dot_product_attention (on the attention weights, [B, H, Lq, Lk]) and
+torchvision's stochastic_depth with versions that consume those seeds in call
+order and draw remat's masks (include/remat/Execution/Random.h): with key = mix(seed) and
 uniform(key, i) = (mix(key + (i + 1) * 0x9e3779b97f4a7c15) >> 11) * 2^-53,
 dropout keeps element i (row-major) when uniform(key, i) >= p and scales by
 1 / (1 - p); nn.bernoulli(p) is 1 where uniform(key, i) < p. Dropout with
@@ -75,7 +76,10 @@ import torchvision
 from torchvision import models
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from outside_models import MODELS as OUTSIDE  # noqa: E402
+from outside_models import MODELS, TIMM_FAMILIES  # noqa: E402
+
+# Every model outside torchvision, by name.
+OUTSIDE = {**MODELS, **TIMM_FAMILIES}
 
 REPO = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 TOLERANCE = 5e-3
@@ -808,7 +812,8 @@ def main():
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--models", default="",
                         help="comma-separated names (default: the 22 of the "
-                        "docs; 'outside': every model of outside_models.py)")
+                        "docs; 'outside': outside_models.py's MODELS; "
+                        "'timm-families': its TIMM_FAMILIES)")
     parser.add_argument("--all", action="store_true",
                         help="all of torchvision.models.list_models()")
     parser.add_argument("--skip", default="",
@@ -840,7 +845,10 @@ def main():
             names = [n for n in args.models.split(",") if n]
             if "outside" in names:
                 at = names.index("outside")
-                names[at:at + 1] = list(OUTSIDE)
+                names[at:at + 1] = list(MODELS)
+            if "timm-families" in names:
+                at = names.index("timm-families")
+                names[at:at + 1] = list(TIMM_FAMILIES)
         else:
             names = list(SPECS)
         skipped = set(args.skip.split(","))

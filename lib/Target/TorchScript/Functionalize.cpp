@@ -394,6 +394,105 @@ static bool replaceInPlace(jit::Graph &graph, jit::Node *node) {
   return true;
 }
 
+/// The constant bounds [start, end) of a slice with step 1 of a value whose
+/// size along the slice's dimension is known.
+struct SliceBounds {
+  int64_t dim, start, end, size;
+};
+/// The integer `value` holds as a constant (not None).
+static std::optional<int64_t> getIntConstant(jit::Value *value) {
+  c10::optional<c10::IValue> constant = jit::toIValue(value);
+  if (!constant || !constant->isInt())
+    return std::nullopt;
+  return constant->toInt();
+}
+
+static std::optional<SliceBounds> getSliceBounds(jit::Node *slice) {
+  if (slice->kind() != c10::Symbol::fromQualString("aten::slice") ||
+      slice->inputs().size() != 5)
+    return std::nullopt;
+  auto type = slice->input(0)->type()->cast<c10::TensorType>();
+  std::optional<int64_t> dim = getIntConstant(slice->input(1));
+  std::optional<int64_t> step = getIntConstant(slice->input(4));
+  if (!type || !type->sizes().concrete_sizes() || !dim || !step || *step != 1)
+    return std::nullopt;
+  std::vector<int64_t> sizes = *type->sizes().concrete_sizes();
+  int64_t rank = sizes.size();
+  if (*dim < -rank || *dim >= rank)
+    return std::nullopt;
+  SliceBounds bounds{*dim < 0 ? *dim + rank : *dim, 0, 0, 0};
+  bounds.size = sizes[bounds.dim];
+  auto getBound = [&](jit::Value *value, int64_t missing) -> int64_t {
+    std::optional<int64_t> bound = getIntConstant(value);
+    int64_t result = bound ? *bound : missing;
+    if (result < 0)
+      result += bounds.size;
+    return std::clamp<int64_t>(result, 0, bounds.size);
+  };
+  if (!jit::toIValue(slice->input(2)) || !jit::toIValue(slice->input(3)))
+    return std::nullopt;
+  bounds.start = getBound(slice->input(2), 0);
+  bounds.end = std::max(bounds.start, getBound(slice->input(3), bounds.size));
+  return bounds;
+}
+
+/// Replaces the in-place `node` on a slice of a fresh tensor that is read
+/// afterwards (`b = bias.clone(); b[n:2 * n].zero_()`, Swin V2's qkv bias):
+/// the slice gets the functional form's value, and the base's later readers
+/// read the base rebuilt around it, `cat(base[:start], new, base[end:])`.
+/// No other view of the base may be read after `node`.
+static bool replaceSliceWrite(jit::Graph &graph, jit::Node *node) {
+  jit::Value *self = node->input(0);
+  jit::Node *slice = self->node();
+  std::optional<SliceBounds> bounds = getSliceBounds(slice);
+  if (!bounds)
+    return false;
+  jit::Value *base = slice->input(0);
+  if (getFreshBase(base) != base)
+    return false;
+  for (const jit::Use &use : base->uses()) {
+    if (use.user == slice || !mayAliasInput(use.user))
+      continue;
+    for (jit::Value *output : use.user->outputs())
+      for (const jit::Use &aliasUse : output->uses())
+        if (runsAfter(aliasUse.user, node))
+          return false;
+  }
+  jit::Node *functional = createFunctional(graph, node);
+  if (!functional)
+    return false;
+  jit::WithInsertPoint insertPoint(node);
+  auto createSlice = [&](int64_t start, int64_t end) {
+    jit::Node *piece = graph.create(
+        slice->kind(),
+        {base, graph.insertConstant(bounds->dim), graph.insertConstant(start),
+         graph.insertConstant(end), graph.insertConstant(int64_t(1))},
+        1);
+    piece->insertBefore(node);
+    piece->copyMetadata(node);
+    return piece->output();
+  };
+  std::vector<jit::Value *> pieces;
+  if (bounds->start > 0)
+    pieces.push_back(createSlice(0, bounds->start));
+  pieces.push_back(functional->output());
+  if (bounds->end < bounds->size)
+    pieces.push_back(createSlice(bounds->end, bounds->size));
+  jit::Node *list = graph.createList(c10::TensorType::get(), pieces);
+  list->insertBefore(node);
+  jit::Node *cat =
+      graph.create(c10::Symbol::fromQualString("aten::cat"),
+                   {list->output(), graph.insertConstant(bounds->dim)}, 1);
+  cat->insertBefore(node);
+  cat->copyMetadata(node);
+  cat->output()->setType(base->type());
+  base->replaceAllUsesAfterNodeWith(node, cat->output());
+  self->replaceAllUsesAfterNodeWith(functional, functional->output());
+  node->output()->replaceAllUsesWith(functional->output());
+  node->destroy();
+  return true;
+}
+
 bool torchscript::functionalize(std::shared_ptr<jit::Graph> &graph) {
   bool changed = jit::RemoveTensorMutation(graph);
   changed |= jit::InplaceToFunctionalActivation(graph);
@@ -401,7 +500,8 @@ bool torchscript::functionalize(std::shared_ptr<jit::Graph> &graph) {
   // readers of the written value may not run after the write.
   for (jit::Node *node : getAllNodes(*graph))
     if (isInPlace(node) && node->owningBlock() == graph->block())
-      changed |= replaceInPlace(*graph, node);
+      changed |=
+          replaceInPlace(*graph, node) || replaceSliceWrite(*graph, node);
   return changed;
 }
 

@@ -7,8 +7,10 @@ What torchvision's maxvit_t needs of the importer, in one block: a batch
 norm (whose step counter is an integer buffer that the step writes), a
 relative position bias read as table[index.view(-1)] from an integer
 buffer that nothing writes (a view of a constant, folded at import),
-einsum attention and torch.swapaxes; and LeViT's bias, per head, read as
-biases[:, index] (the index on the second dimension).
+einsum attention and torch.swapaxes; Swin V2's key bias zeroed in a clone
+of the qkv bias (bias[4:8].zero_(), a write into a slice of a tensor read
+afterwards); and LeViT's bias, per head, read as biases[:, index] (the
+index on the second dimension).
 
 With --errors it saves instead OUTDIR/two-indices.pt2, a table indexed by
 two index tensors (table[rows, columns]), which remat refuses.
@@ -19,6 +21,7 @@ import sys
 
 import torch
 import torch.nn as nn
+import torch.nn.functional as F
 
 
 class RelativeAttention(nn.Module):
@@ -38,7 +41,10 @@ class RelativeAttention(nn.Module):
         x = self.norm(x)                                  # [2, 4, 4, 4]
         windows = x.reshape(2, 4, 4, 2, 2).flatten(3)     # [2, 4, 4, 4]
         windows = torch.swapaxes(windows, 1, 3)           # [B, P, G, C]
-        q, k, v = self.qkv(windows).chunk(3, -1)          # [B, P, G, 4]
+        qkv_bias = self.qkv.bias.clone()
+        qkv_bias[4:8].zero_()
+        qkv = F.linear(windows, self.qkv.weight, qkv_bias)
+        q, k, v = qkv.chunk(3, -1)                        # [B, P, G, 4]
         q = q.reshape(2, 4, 4, 2, 2).permute(0, 2, 3, 1, 4)
         k = k.reshape(2, 4, 4, 2, 2).permute(0, 2, 3, 1, 4)
         v = v.reshape(2, 4, 4, 2, 2).permute(0, 2, 3, 1, 4)
