@@ -487,10 +487,25 @@ LogicalResult NodeConverter::convertVectorNorm(Node *node) {
            << ": only the 2-norm is supported";
   if (!isNone(node, 4))
     return emitInputError(node, 4) << "is not supported (only None)";
-  int64_t rank = cast<RankedTensorType>(input->getType()).getRank();
+  FailureOr<SmallVector<int64_t>> dims = getReducedDims(
+      node, 2, cast<RankedTensorType>(input->getType()).getRank());
+  if (failed(dims))
+    return failure();
+  Value squares = record(
+      node, nn::MulOp::create(builder, loc, input->getType(), *input, *input));
+  Value sum = record(
+      node, nn::SumOp::create(builder, loc, *type, squares, *dims, *keepdim));
+  finish(node, nn::PowScalarOp::create(builder, loc, sum,
+                                       builder.getF64FloatAttr(0.5)));
+  return success();
+}
+
+FailureOr<SmallVector<int64_t>>
+NodeConverter::getReducedDims(Node *node, size_t index, int64_t rank) {
+  // None or [] reduces every dimension.
   SmallVector<int64_t> dims;
-  if (!isNone(node, 2)) {
-    FailureOr<SmallVector<int64_t>> list = getIntList(node, 2);
+  if (index < node->inputs().size() && !isNone(node, index)) {
+    FailureOr<SmallVector<int64_t>> list = getIntList(node, index);
     if (failed(list))
       return failure();
     dims = *list;
@@ -500,19 +515,13 @@ LogicalResult NodeConverter::convertVectorNorm(Node *node) {
       dims.push_back(d);
   for (int64_t &dim : dims) {
     if (dim < -rank || dim >= rank)
-      return emitInputError(node, 2)
+      return emitInputError(node, index)
              << "holds " << dim << ", out of range for rank " << rank;
     if (dim < 0)
       dim += rank;
   }
   llvm::sort(dims);
-  Value squares = record(
-      node, nn::MulOp::create(builder, loc, input->getType(), *input, *input));
-  Value sum = record(
-      node, nn::SumOp::create(builder, loc, *type, squares, dims, *keepdim));
-  finish(node, nn::PowScalarOp::create(builder, loc, sum,
-                                       builder.getF64FloatAttr(0.5)));
-  return success();
+  return dims;
 }
 
 LogicalResult NodeConverter::convertReduction(Node *node, bool isMean) {
@@ -523,39 +532,26 @@ LogicalResult NodeConverter::convertReduction(Node *node, bool isMean) {
   int64_t rank = cast<RankedTensorType>(input->getType()).getRank();
   // sum(x, dtype) and mean(x, dtype) reduce everything; the .dim forms
   // take (x, dims, keepdim, dtype).
-  SmallVector<int64_t> dims;
+  bool isDimForm = node->inputs().size() == 4;
   bool keepdim = false;
-  size_t dtypeIndex = 1;
-  if (node->inputs().size() == 4) {
-    dtypeIndex = 3;
+  size_t dtypeIndex = isDimForm ? 3 : 1;
+  if (isDimForm) {
     FailureOr<bool> keep = getBool(node, 2);
     if (failed(keep))
       return failure();
     keepdim = *keep;
-    if (!isNone(node, 1)) {
-      FailureOr<SmallVector<int64_t>> list = getIntList(node, 1);
-      if (failed(list))
-        return failure();
-      dims = *list;
-    }
   }
   if (!isNone(node, dtypeIndex))
     return emitInputError(node, dtypeIndex) << "is not supported (only None)";
-  if (dims.empty())
-    for (int64_t d = 0; d < rank; ++d)
-      dims.push_back(d);
-  for (int64_t &dim : dims) {
-    if (dim < -rank || dim >= rank)
-      return emitInputError(node, 1)
-             << "holds " << dim << ", out of range for rank " << rank;
-    if (dim < 0)
-      dim += rank;
-  }
-  llvm::sort(dims);
+  FailureOr<SmallVector<int64_t>> dims =
+      isDimForm ? getReducedDims(node, 1, rank)
+                : getReducedDims(node, node->inputs().size(), rank);
+  if (failed(dims))
+    return failure();
   Operation *op =
-      isMean ? nn::MeanOp::create(builder, loc, *type, *input, dims, keepdim)
+      isMean ? nn::MeanOp::create(builder, loc, *type, *input, *dims, keepdim)
                    .getOperation()
-             : nn::SumOp::create(builder, loc, *type, *input, dims, keepdim)
+             : nn::SumOp::create(builder, loc, *type, *input, *dims, keepdim)
                    .getOperation();
   finish(node, op);
   return success();

@@ -123,6 +123,10 @@ private:
   LogicalResult convertSelect(Node *node);
   LogicalResult convertReduction(Node *node, bool isMean);
   LogicalResult convertVectorNorm(Node *node);
+  /// The dims list at input `index` (None, [] or past the inputs: every
+  /// dimension), made non-negative and sorted.
+  FailureOr<SmallVector<int64_t>> getReducedDims(Node *node, size_t index,
+                                                 int64_t rank);
   LogicalResult convertFill(Node *node, llvm::StringRef kind);
   LogicalResult convertEmpty(Node *node);
   LogicalResult convertRoll(Node *node);
