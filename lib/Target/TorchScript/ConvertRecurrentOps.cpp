@@ -20,6 +20,8 @@
 
 #include "remat/Dialect/NN/IR/NNOps.h"
 
+#include "llvm/Support/FormatVariadic.h"
+
 using namespace mlir;
 using namespace mlir::remat;
 using namespace mlir::remat::torchscript;
@@ -288,14 +290,14 @@ LogicalResult NodeConverter::convertRecurrent(Node *node,
     for (int64_t direction = 0; direction < call->directions; ++direction) {
       int64_t group = layer * call->directions + direction;
       std::string layerName =
-          "l" + std::to_string(layer) + (direction ? "r" : "");
+          llvm::formatv("l{0}{1}", layer, direction ? "r" : "").str();
       u.where = layerName;
       CellState state{initial(0, group),
                       call->cell == Cell::Lstm ? initial(1, group) : Value()};
       SmallVector<Value> outputs(steps);
       for (int64_t i = 0; i < steps; ++i) {
         int64_t t = direction == 0 ? i : steps - 1 - i;
-        u.where = layerName + ".t" + std::to_string(t);
+        u.where = llvm::formatv("{0}.t{1}", layerName, t).str();
         Value x = u.slice(layerInput, timeDim, t, t + 1);
         x = u.reshape(x, {batch, u.shapeOf(x).back()});
         state = stepCell(u, call->cell, call->weights[group], x, state);
@@ -309,7 +311,7 @@ LogicalResult NodeConverter::convertRecurrent(Node *node,
         finalMemory.push_back(
             u.reshape(state.memory, {1, batch, u.shapeOf(state.memory)[1]}));
     }
-    u.where = "l" + std::to_string(layer);
+    u.where = llvm::formatv("l{0}", layer).str();
     layerInput = u.concat(directionOutputs, 2);
     if (call->train && call->dropout > 0.0 && layer + 1 < call->layers)
       layerInput = u.record(
