@@ -24,6 +24,7 @@
 
 #include "llvm/ADT/STLExtras.h"
 #include "llvm/ADT/SmallVectorExtras.h"
+#include "llvm/Support/FormatVariadic.h"
 
 #include <map>
 
@@ -78,7 +79,7 @@ FailureOr<Term> parseTerm(llvm::StringRef text, std::string &error) {
   for (size_t i = 0; i < text.size(); ++i) {
     if (text.substr(i).starts_with("...")) {
       if (term.ellipsisAt >= 0) {
-        error = "'" + text.str() + "' has more than one '...'";
+        error = llvm::formatv("'{0}' has more than one '...'", text).str();
         return failure();
       }
       term.ellipsisAt = term.letters.size();
@@ -87,14 +88,17 @@ FailureOr<Term> parseTerm(llvm::StringRef text, std::string &error) {
     }
     std::optional<Label> label = getLetterLabel(text[i]);
     if (!label) {
-      error = "'" + std::string(1, text[i]) +
-              "' is not a subscript (letters a-z, A-Z and one '...' per term)";
+      error = llvm::formatv("'{0}' is not a subscript (letters a-z, A-Z and "
+                            "one '...' per term)",
+                            text[i])
+                  .str();
       return failure();
     }
     if (llvm::is_contained(term.letters, *label)) {
-      error = "'" + getLabelName(*label) +
-              "' appears twice in one term (a diagonal), which is not "
-              "supported";
+      error = llvm::formatv("'{0}' appears twice in one term (a diagonal), "
+                            "which is not supported",
+                            getLabelName(*label))
+                  .str();
       return failure();
     }
     term.letters.push_back(*label);
@@ -158,8 +162,9 @@ FailureOr<Equation> parseEquation(std::string text, ArrayRef<int64_t> ranks,
       return failure();
     int64_t letters = term->letters.size();
     if (letters > rank || (term->ellipsisAt < 0 && letters != rank)) {
-      error = "'" + termText.str() + "' has " + std::to_string(letters) +
-              " subscripts for a tensor of rank " + std::to_string(rank);
+      error = llvm::formatv("'{0}' has {1} subscripts for a tensor of rank {2}",
+                            termText, letters, rank)
+                  .str();
       return failure();
     }
     if (term->ellipsisAt >= 0)

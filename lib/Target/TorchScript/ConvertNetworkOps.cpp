@@ -568,9 +568,10 @@ Value NodeConverter::addSeedArgument(Node *node, llvm::StringRef kind) {
   // One seed per random op, in program order: `<module path>.seed`, and
   // from the second random op on `.<count>` after it.
   std::string path = getModulePath(node);
-  std::string name = (path.empty() ? kind.str() : path) + ".seed";
+  std::string name =
+      llvm::formatv("{0}.seed", path.empty() ? kind.str() : path).str();
   if (randomOpCount++ > 0)
-    name += "." + std::to_string(randomOpCount);
+    name = llvm::formatv("{0}.{1}", name, randomOpCount).str();
   return addArgument(RankedTensorType::get({}, builder.getI64Type()), name,
                      ArgumentRole::Seed);
 }
