@@ -107,6 +107,14 @@ static FailureOr<Value> buildLoss(func::FuncOp function, func::ReturnOp ret,
   if (failed(labels))
     return failure();
   OpBuilder b(ret);
+  // bf16 or f16 logits (a model under torch.autocast): the loss computes in
+  // f32, as autocast runs cross entropy.
+  if (logits.getElementType().getIntOrFloatBitWidth() < 32) {
+    auto convert = nn::ConvertOp::create(b, ret.getLoc(),
+                                         logits.clone(b.getF32Type()), first);
+    setName(convert, "loss.logits", Phase::Forward);
+    first = convert.getResult();
+  }
   auto elementType = cast<RankedTensorType>(first.getType()).getElementType();
   auto crossEntropy = nn::CrossEntropyOp::create(
       b, ret.getLoc(), RankedTensorType::get({}, elementType), first, *labels);

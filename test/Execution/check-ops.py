@@ -31,7 +31,8 @@ def t(*shape):
 
 
 def tensor_type(x):
-    dtype = {torch.float32: "f32", torch.int64: "i64"}[x.dtype]
+    dtype = {torch.float32: "f32", torch.int64: "i64", torch.float16: "f16",
+             torch.float64: "f64"}[x.dtype]
     return "tensor<" + "".join(f"{d}x" for d in x.shape) + dtype + ">"
 
 
@@ -86,6 +87,8 @@ case("mul_scalar", "nn.mul_scalar %a0, 1.5 : {t0}", [x2], lambda a: [A.mul(a, 1.
 case("div_scalar", "nn.div_scalar %a0, 1.5 : {t0}", [x2], lambda a: [A.div(a, 1.5)])
 case("full", "nn.full 2.5 : tensor<3x2xf32>", [], lambda: [torch.full((3, 2), 2.5)])
 case("broadcast_to", "nn.broadcast_to %a0 : {t0} -> tensor<4x6xf32>", [b1], lambda a: [a.expand(4, 6)])
+case("convert", "nn.convert %a0 : {t0} -> tensor<4x6xf16>", [x2], lambda a: [a.to(torch.float16)])
+case("convert_f64", "nn.convert %a0 : {t0} -> tensor<4x6xf64>", [x2], lambda a: [a.to(torch.float64)])
 
 
 def dropout_mask(seed_value, p, shape):

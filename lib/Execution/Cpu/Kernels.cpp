@@ -182,6 +182,7 @@ std::optional<Tensors> KernelRunner::elementwise() {
         result.fill_(o.getValue().convertToDouble());
         return Tensors{result};
       })
+      .Case([&](nn::ConvertOp) { return Tensors{out().copy_(in[0])}; })
       .Case([&](nn::BroadcastToOp) {
         return Tensors{in[0].expand(resultShape())};
       })

@@ -145,6 +145,22 @@ func.func @bernoulli_result(%seed: tensor<i64>) -> tensor<4xi64> {
 
 // -----
 
+func.func @convert_shape(%x: tensor<2x3xf32>) -> tensor<3x2xbf16> {
+  // expected-error @+1 {{requires the same shape for all operands and results}}
+  %0 = nn.convert %x : tensor<2x3xf32> -> tensor<3x2xbf16>
+  return %0 : tensor<3x2xbf16>
+}
+
+// -----
+
+func.func @convert_integer(%x: tensor<2x3xf32>) -> tensor<2x3xi64> {
+  // expected-error @+1 {{result #0 must be statically shaped tensor of floating-point values}}
+  %0 = nn.convert %x : tensor<2x3xf32> -> tensor<2x3xi64>
+  return %0 : tensor<2x3xi64>
+}
+
+// -----
+
 func.func @broadcast_to(%x: tensor<2x3xf32>) -> tensor<4x3xf32> {
   // expected-error @+1 {{cannot broadcast 'tensor<2x3xf32>' to 'tensor<4x3xf32>'}}
   %0 = nn.broadcast_to %x : tensor<2x3xf32> -> tensor<4x3xf32>

@@ -83,6 +83,8 @@ func.func @dropout_fill_broadcast(%x: tensor<4x16xbf16>, %seed: tensor<i64>, %v:
   %dd = nn.dropout_backward %d, %seed, 0.1 : tensor<4x16xbf16>, tensor<i64> -> tensor<4x16xbf16>
   // CHECK: nn.full 1.000000e+00 : tensor<f32>
   %one = nn.full 1.0 : tensor<f32>
+  // CHECK: nn.convert %{{.*}} : tensor<1x16xf32> -> tensor<1x16xbf16>
+  %c = nn.convert %v : tensor<1x16xf32> -> tensor<1x16xbf16>
   // CHECK: nn.broadcast_to %{{.*}} : tensor<1x16xf32> -> tensor<3x4x16xf32>
   %b = nn.broadcast_to %v : tensor<1x16xf32> -> tensor<3x4x16xf32>
   return %dd, %b, %one : tensor<4x16xbf16>, tensor<3x4x16xf32>, tensor<f32>

@@ -221,6 +221,13 @@ static LogicalResult rsqrtGradient(RsqrtOp op, GradientBuilder &b,
 // Shapes
 //===----------------------------------------------------------------------===//
 
+static LogicalResult convertGradient(ConvertOp op, GradientBuilder &b,
+                                     ArrayRef<Value> gy, ArrayRef<bool> needed,
+                                     Gradients grads) {
+  grads[0] = b.create<ConvertOp>("grad", op.getInput().getType(), gy[0]);
+  return success();
+}
+
 static LogicalResult broadcastGradient(BroadcastToOp op, GradientBuilder &b,
                                        ArrayRef<Value> gy,
                                        ArrayRef<bool> needed, Gradients grads) {
@@ -353,6 +360,8 @@ void mlir::nn::registerTensorGradientRules(MLIRContext *context) {
   MulScalarOp::attachInterface<GradientModel<MulScalarOp, mulScalarGradient>>(
       *context);
   DivScalarOp::attachInterface<GradientModel<DivScalarOp, divScalarGradient>>(
+      *context);
+  ConvertOp::attachInterface<GradientModel<ConvertOp, convertGradient>>(
       *context);
   BroadcastToOp::attachInterface<
       GradientModel<BroadcastToOp, broadcastGradient>>(*context);

@@ -375,6 +375,22 @@ def NN_FullOp : NN_Op<"full"> {
   let flopsPerElement = 0;
 }
 
+def NN_ConvertOp : NN_Op<"convert", [SameOperandsAndResultShape]> {
+  let summary = "the input in the result's float type (aten::_to_copy, dtype)";
+  let description = [{
+    Rounds to the nearest value of the result's element type, ties to even,
+    as ATen's conversions do (f32 to bf16 keeps 8 bits of mantissa). The
+    importer makes one for every `x.to(dtype)` and wherever a program's
+    types say that an op computes in another float type than its operand
+    (the casts of a `torch.autocast` region, type promotion). Its gradient
+    is the result's gradient converted back.
+  }];
+  let arguments = (ins NN_FloatTensor:$input);
+  let results = (outs NN_FloatTensor:$result);
+  let assemblyFormat = "$input attr-dict `:` type($input) `->` type($result)";
+  let flopsPerElement = 1;
+}
+
 def NN_BroadcastToOp : NN_Op<"broadcast_to"> {
   let summary = "repeats the input along broadcast dimensions (aten::expand)";
   let description = [{
