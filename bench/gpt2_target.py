@@ -3,6 +3,7 @@
 
   .venv/bin/python bench/gpt2_target.py [--work DIR] [--build build]
       [--batch 8] [--tokens 1024] [--layers 12] [--optimizer adamw]
+      [--autocast bf16]
 
 Builds Hugging Face GPT-2 from its default config (12 layers, width 768,
 12 heads, vocabulary 50257; attn_implementation="sdpa", dropout as the
@@ -12,7 +13,9 @@ with torch.export at [batch, tokens] and asks `remat compile` for the
 smallest peak of the whole step (forward, cross entropy, backward, the
 optimizer; h200 profile; --budget=1 --strict=false: a budget nothing meets,
 so `auto` returns the least peak its solvers reach), then the same for the
-model cut to one block. Prints:
+model cut to one block. With --autocast=bf16 the model runs under
+torch.autocast(dtype=torch.bfloat16) (exported on the CPU, its policy
+recorded in the program), the loss in f32. Prints:
 
   arguments       weights, optimizer state, inputs (what every schedule
                   holds), from remat's report
@@ -40,15 +43,29 @@ sys.path.insert(0, os.path.join(ROOT, "bench"))
 from outside_models import LanguageModelLogits  # noqa: E402
 
 
-def build(layers):
+class Autocast(torch.nn.Module):
+    def __init__(self, model, dtype):
+        super().__init__()
+        self.model = model
+        self.dtype = dtype
+
+    def forward(self, input_ids):
+        with torch.autocast("cpu", dtype=self.dtype):
+            return self.model(input_ids)
+
+
+def build(layers, autocast):
     from transformers import GPT2Config, GPT2LMHeadModel
     config = GPT2Config(n_layer=layers, attn_implementation="sdpa")
     torch.manual_seed(0)
-    return LanguageModelLogits(GPT2LMHeadModel(config)).train()
+    model = LanguageModelLogits(GPT2LMHeadModel(config))
+    if autocast:
+        model = Autocast(model, {"bf16": torch.bfloat16}[autocast])
+    return model.train()
 
 
-def export(layers, batch, tokens, path):
-    model = build(layers)
+def export(layers, autocast, batch, tokens, path):
+    model = build(layers, autocast)
     example = torch.zeros(batch, tokens, dtype=torch.long)
     torch.export.save(torch.export.export(model, (example,)), path)
 
@@ -77,6 +94,7 @@ def main():
     parser.add_argument("--tokens", type=int, default=1024)
     parser.add_argument("--layers", type=int, default=12)
     parser.add_argument("--optimizer", default="adamw")
+    parser.add_argument("--autocast", choices=["bf16"], default=None)
     args = parser.parse_args()
     work = args.work or tempfile.mkdtemp(prefix="gpt2-target-")
     os.makedirs(work, exist_ok=True)
@@ -85,7 +103,7 @@ def main():
     for name, layers in (("gpt2", args.layers), ("block", 1)):
         path = os.path.join(work, f"{name}.pt2")
         start = time.time()
-        export(layers, args.batch, args.tokens, path)
+        export(layers, args.autocast, args.batch, args.tokens, path)
         exported = time.time() - start
         reports[name], seconds = smallest_peak(args, path, work, name)
         print(f"{name}: {layers} layer(s) at {args.batch} x {args.tokens} "

@@ -105,6 +105,11 @@ private:
   std::map<std::string, ArchiveTensor> tensors;
   /// The graph's values by the program's names.
   std::map<std::string, jit::Value *> values;
+  /// The types the program records for the names of the graph (or of the
+  /// subgraph) being read, and for the values made so far.
+  const json *tensorValues = nullptr;
+  RecordedTypes recordedTypes;
+  void recordType(const std::string &name, jit::Value *value);
 };
 
 } // namespace
@@ -606,6 +611,17 @@ static std::string getInnermostModule(const std::string &moduleStack) {
   return last.split(',').second.split(',').first.str();
 }
 
+void ProgramReader::recordType(const std::string &name, jit::Value *value) {
+  if (!tensorValues || !tensorValues->contains(name))
+    return;
+  const json &meta = (*tensorValues)[name];
+  if (!meta.contains("dtype") || !meta["dtype"].is_number_integer())
+    return;
+  if (std::optional<c10::ScalarType> type =
+          getSerializedType(meta["dtype"].get<int64_t>()))
+    recordedTypes[value] = *type;
+}
+
 LogicalResult ProgramReader::mapOutputs(const json &node, jit::Node *created,
                                         const std::string &opName) {
   jit::Graph &graph = *prepared.graph;
@@ -620,12 +636,16 @@ LogicalResult ProgramReader::mapOutputs(const json &node, jit::Node *created,
     const std::string kind = getKind(output);
     if (kind == "as_tensor") {
       values[output["as_tensor"].at("name")] = result;
+      recordType(output["as_tensor"].at("name"), result);
     } else if (kind == "as_tensors") {
       jit::Node *unpack = graph.insertNode(
           graph.create(c10::prim::ListUnpack, {result}, output[kind].size()));
       unpack->copyMetadata(created);
-      for (auto [element, tensor] : llvm::zip(output[kind], unpack->outputs()))
+      for (auto [element, tensor] :
+           llvm::zip(output[kind], unpack->outputs())) {
         values[element.at("name")] = tensor;
+        recordType(element.at("name"), tensor);
+      }
     } else if (kind != "as_none") {
       return emitError(loc) << "'" << opName << "' returns a value of kind '"
                             << kind << "'; the importer takes tensor results";
@@ -671,9 +691,10 @@ static std::string getRegionStackTrace(const json &node) {
 
 /// wrap_with_autocast(device, dtype, enabled, cache_enabled, graph,
 /// *operands): a `with torch.autocast(...)` region, its code a subgraph.
-/// One that disables autocast (timm's EfficientViT keeps its attention in
-/// f32 so) changes nothing in an f32 step: its ops are inlined, the
-/// subgraph's names in a scope of their own.
+/// Its ops are inlined, the subgraph's names in a scope of their own, and
+/// the types the subgraph records say where autocast converted
+/// (insertFloatCasts). One that disables autocast (timm's EfficientViT
+/// keeps its attention in f32 so) records the types of an f32 step.
 LogicalResult ProgramReader::addAutocastRegion(const json &node) {
   const json &inputs = node.at("inputs");
   if (inputs.size() < 5 || !inputs[2].at("arg").contains("as_bool") ||
@@ -681,11 +702,6 @@ LogicalResult ProgramReader::addAutocastRegion(const json &node) {
     return emitError(loc) << "'wrap_with_autocast' has arguments the "
                              "importer does not know: "
                           << node.at("inputs").dump().substr(0, 200);
-  if (inputs[2]["arg"]["as_bool"].get<bool>())
-    return emitError(loc)
-           << "torch.autocast regions are not supported: remat trains in "
-              "the weights' precision; export without autocast (a region "
-              "with enabled=False is taken)";
   const json &subgraph = inputs[4]["arg"]["as_graph"].at("graph");
   std::map<std::string, jit::Value *> inner;
   const json &formals = subgraph.at("inputs");
@@ -704,10 +720,13 @@ LogicalResult ProgramReader::addAutocastRegion(const json &node) {
     inner[names[0]] = operand;
   }
   std::swap(values, inner);
+  const json *outerTensorValues = tensorValues;
+  tensorValues = &subgraph.at("tensor_values");
   LogicalResult result = success();
   for (const json &innerNode : subgraph.at("nodes"))
     if (failed(result = addNode(innerNode)))
       break;
+  tensorValues = outerTensorValues;
   std::vector<jit::Value *> results;
   for (const json &output : subgraph.at("outputs"))
     for (const std::string &name : getTensorNames(output))
@@ -823,11 +842,13 @@ ProgramReader::run(ArrayRef<RankedTensorType> inputTypes,
   if (failed(addInputs(signature, graphJson.at("tensor_values"), inputTypes,
                        inputTypesOption)))
     return failure();
+  tensorValues = &graphJson.at("tensor_values");
   for (const json &node : graphJson.at("nodes"))
     if (failed(addNode(node)))
       return failure();
   if (failed(addOutputs(signature)))
     return failure();
+  insertFloatCasts(*prepared.graph, recordedTypes);
 
   std::set<std::string> modelTensorNames;
   for (const LiftedTensor &lifted : prepared.lifted)

@@ -15,6 +15,7 @@
 
 #include "mlir/IR/Location.h"
 #include "mlir/Support/LLVM.h"
+#include "llvm/ADT/DenseMap.h"
 #include "llvm/ADT/StringRef.h"
 
 #include <torch/script.h>
@@ -107,6 +108,20 @@ void foldIntegerBuffers(torch::jit::Graph &graph, PreparedGraph &prepared);
 /// other boolean mask becomes additive (0 or -inf) in the query's type
 /// (AttentionMasks.cpp). Returns whether the graph changed.
 bool simplifyAttentionMasks(torch::jit::Graph &graph);
+
+//===----------------------------------------------------------------------===//
+// Float conversions (FloatCasts.cpp)
+//===----------------------------------------------------------------------===//
+
+/// The element types a torch.export program recorded for its values.
+using RecordedTypes =
+    llvm::DenseMap<const torch::jit::Value *, c10::ScalarType>;
+
+/// Inserts an `aten::to` wherever `recorded` says that an op computes in
+/// another float type than its operand has (autocast's casts, type
+/// promotion), and after a normalization computed wider than its recorded
+/// results.
+void insertFloatCasts(torch::jit::Graph &graph, const RecordedTypes &recorded);
 
 /// Replaces each constant tensor of rank 1 and more that an op reads: by
 /// `aten::full` (nn.full) when it is a floating-point tensor of one value,

@@ -252,7 +252,8 @@ static bool isIdentity(llvm::StringRef kind) {
 }
 
 /// Conversions of device, layout or type (`x.to(device)`, `x.type_as(y)`):
-/// the identity where the type stays (imported tensors live on one device).
+/// the identity where the type stays (imported tensors live on one device),
+/// else nn.convert between float types.
 static bool isConversion(llvm::StringRef kind) {
   return kind == "aten::to" || kind == "aten::_to_copy" ||
          kind == "aten::type_as";
@@ -298,12 +299,17 @@ LogicalResult NodeConverter::convert(Node *node) {
     FailureOr<RankedTensorType> type = getResultType(node);
     if (failed(input) || failed(type))
       return failure();
-    if (input->getType() != *type)
-      return emitNodeError(node) << "converts " << input->getType() << " to "
-                                 << *type
-                                 << ": conversions of the element type are "
-                                    "not supported";
-    values[node->output()] = *input;
+    if (input->getType() == *type) {
+      values[node->output()] = *input;
+      return success();
+    }
+    if (!isa<FloatType>(getElementTypeOrSelf(input->getType())) ||
+        !isa<FloatType>(type->getElementType()))
+      return emitNodeError(node)
+             << "converts " << input->getType() << " to " << *type
+             << ": the importer converts between float "
+                "types only";
+    finish(node, nn::ConvertOp::create(builder, loc, *type, *input));
     return success();
   }
   if (std::optional<LogicalResult> result = convertNetworkOp(node, kind))

@@ -527,6 +527,9 @@ LogicalResult torchscript::finishPreparation(
   functionalize(prepared.graph);
   if (failed(removeMutation(prepared.graph, prepared, fileLoc)))
     return failure();
+  // Mixed types that shape propagation found (a TorchScript module's
+  // layer_norm of a bf16 input with f32 weights under autocast).
+  insertFloatCasts(graph, {});
   simplifyAttentionMasks(graph);
   materializeConstants(graph, modelTensorNames, prepared);
   dropNoneResults(graph);

@@ -10,8 +10,6 @@ compares the two imports. Weights from torch.manual_seed(0).
               and dropout on a 2x8 input
   two-inputs  a linear layer of x plus y, both 2x8
   cumsum      torch.cumsum, which has no nn op (an error)
-  autocast    a linear layer under torch.autocast in bf16 (a higher-order op
-              in the program: an error)
   no-grad     a linear layer under torch.no_grad() (a higher-order op that
               the importer does not know: an error)
   dynamic     exported with a dynamic batch dimension (an error)
@@ -68,16 +66,6 @@ class Cumsum(nn.Module):
         return self.fc(torch.cumsum(x, dim=1))
 
 
-class Autocast(nn.Module):
-    def __init__(self):
-        super().__init__()
-        self.fc = nn.Linear(8, 4)
-
-    def forward(self, x):
-        with torch.autocast("cpu", dtype=torch.bfloat16):
-            return self.fc(x)
-
-
 class NoGrad(nn.Module):
     def __init__(self):
         super().__init__()
@@ -98,7 +86,7 @@ def inputs_for(name):
 
 
 MODELS = {"convnet": ConvNet, "state": State, "two-inputs": TwoInputs,
-          "cumsum": Cumsum, "autocast": Autocast, "no-grad": NoGrad,
+          "cumsum": Cumsum, "no-grad": NoGrad,
           "dynamic": ConvNet}
 TRACED = {"convnet", "state"}
 

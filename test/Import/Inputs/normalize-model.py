@@ -9,7 +9,6 @@ logits [4, 4]:
   (torch.export writes it as wrap_with_autocast)
 
 With --errors it saves instead, as OUTDIR/<name>.pt2, what remat refuses:
-  autocast      a bf16 torch.autocast region
   norm-one      torch.linalg.vector_norm(x, ord=1)
   clamp-tensor  x.clamp(min=t) with a tensor of bounds
 """
@@ -42,9 +41,6 @@ class Refused(nn.Module):
         self.proj = nn.Linear(8, 8)
 
     def forward(self, x):
-        if self.kind == "autocast":
-            with torch.autocast("cpu", dtype=torch.bfloat16):
-                return self.proj(x)
         if self.kind == "clamp-tensor":
             return self.proj(x).clamp(min=self.proj.bias)
         return torch.linalg.vector_norm(self.proj(x), ord=1, dim=-1)
@@ -58,7 +54,7 @@ def main():
     torch.manual_seed(0)
     example = torch.randn(4, 8)
     if sys.argv[2:]:
-        for kind in ("autocast", "norm-one", "clamp-tensor"):
+        for kind in ("norm-one", "clamp-tensor"):
             program = torch.export.export(Refused(kind).train(), (example,))
             torch.export.save(program, os.path.join(out_dir, kind + ".pt2"))
         return
