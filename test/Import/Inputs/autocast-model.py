@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """autocast-model.py - a model that trains under torch.autocast in bf16.
 
-  autocast-model.py OUTDIR
+  autocast-model.py OUTDIR [--f16]
 
 Saves OUTDIR/autocast.pt2 (torch.export.export in training mode) and
 OUTDIR/autocast.traced.pt (torch.jit.trace) of one model whose forward runs
@@ -9,7 +9,8 @@ under torch.autocast("cpu", dtype=torch.bfloat16) on a 4x3x8x8 input: a
 convolution (bf16) and batch norm (ATen's mixed kernel: bf16 input, f32
 weights), a linear layer and layer norm (mixed again), a bf16 skip branch, a
 product of a bf16 and an f32 tensor (f32 by type promotion), and f32 logits
-(`.float()`, as Hugging Face models return them).
+(`.float()`, as Hugging Face models return them). With --f16 the same under
+torch.autocast in float16, as OUTDIR/autocast-f16.pt2 and .traced.pt.
 """
 
 import os
@@ -21,8 +22,9 @@ import torch.nn.functional as F
 
 
 class AutocastModel(nn.Module):
-    def __init__(self):
+    def __init__(self, dtype):
         super().__init__()
+        self.dtype = dtype
         self.conv = nn.Conv2d(3, 8, 3, padding=1)
         self.bn = nn.BatchNorm2d(8)
         self.fc = nn.Linear(8 * 8 * 8, 32)
@@ -31,7 +33,7 @@ class AutocastModel(nn.Module):
         self.head = nn.Linear(32, 4)
 
     def forward(self, x):
-        with torch.autocast("cpu", dtype=torch.bfloat16):
+        with torch.autocast("cpu", dtype=self.dtype):
             h = F.relu(self.bn(self.conv(x)))
             h = self.norm(F.gelu(self.fc(h.flatten(1))))
             h = h + self.skip(x.mean((2, 3)))
@@ -40,20 +42,22 @@ class AutocastModel(nn.Module):
 
 
 def main():
-    if len(sys.argv) != 2:
+    if len(sys.argv) not in (2, 3) or sys.argv[2:] not in ([], ["--f16"]):
         sys.exit(__doc__)
     out_dir = sys.argv[1]
+    f16 = sys.argv[2:] == ["--f16"]
+    name = "autocast-f16" if f16 else "autocast"
     torch.manual_seed(0)
-    model = AutocastModel().train()
+    model = AutocastModel(torch.float16 if f16 else torch.bfloat16).train()
     example = torch.randn(4, 3, 8, 8)
     state = {k: v.clone() for k, v in model.state_dict().items()}
     torch.export.save(torch.export.export(model, (example,)),
-                      os.path.join(out_dir, "autocast.pt2"))
+                      os.path.join(out_dir, name + ".pt2"))
     traced = torch.jit.trace(model, example, check_trace=False)
     # Tracing ran the forward in training mode: the running statistics
     # start where the program's do.
     traced.load_state_dict(state)
-    traced.save(os.path.join(out_dir, "autocast.traced.pt"))
+    traced.save(os.path.join(out_dir, name + ".traced.pt"))
 
 
 if __name__ == "__main__":
