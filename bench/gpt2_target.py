@@ -40,18 +40,7 @@ import torch
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 sys.path.insert(0, os.path.join(ROOT, "bench"))
-from outside_models import LanguageModelLogits  # noqa: E402
-
-
-class Autocast(torch.nn.Module):
-    def __init__(self, model, dtype):
-        super().__init__()
-        self.model = model
-        self.dtype = dtype
-
-    def forward(self, input_ids):
-        with torch.autocast("cpu", dtype=self.dtype):
-            return self.model(input_ids)
+from outside_models import Autocast, LanguageModelLogits  # noqa: E402
 
 
 def build(layers, autocast):

@@ -46,6 +46,20 @@ def images_at(size):
     return example
 
 
+class Autocast(nn.Module):
+    """The model's forward under torch.autocast on the CPU, as a training
+    loop runs it (parameters stay f32)."""
+
+    def __init__(self, model, dtype):
+        super().__init__()
+        self.model = model
+        self.dtype = dtype
+
+    def forward(self, x):
+        with torch.autocast("cpu", dtype=self.dtype):
+            return self.model(x)
+
+
 class LanguageModelLogits(nn.Module):
     """A Hugging Face causal or masked language model's logits, flattened
     to [batch * tokens, vocabulary]."""

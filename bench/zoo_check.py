@@ -82,7 +82,7 @@ import torchvision
 from torchvision import models
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from outside_models import MODELS, TIMM_FAMILIES  # noqa: E402
+from outside_models import MODELS, TIMM_FAMILIES, Autocast  # noqa: E402
 
 # Every model outside torchvision, by name.
 OUTSIDE = {**MODELS, **TIMM_FAMILIES}
@@ -321,20 +321,6 @@ def signature(mlir_path):
 
 
 # --- the eager reference ----------------------------------------------------
-
-class Autocast(torch.nn.Module):
-    """The model's forward under torch.autocast on the CPU, as a training
-    loop runs it (parameters stay f32)."""
-
-    def __init__(self, model, dtype):
-        super().__init__()
-        self.model = model
-        self.dtype = dtype
-
-    def forward(self, x):
-        with torch.autocast("cpu", dtype=self.dtype):
-            return self.model(x)
-
 
 def build_model(name):
     model = build_plain_model(name)
