@@ -81,7 +81,8 @@ private:
 };
 } // namespace
 
-/// The recorded type of `value`, else the type its input declares.
+/// The recorded element type of `value`, else that of its graph type (a
+/// TorchScript module's, after shape propagation).
 std::optional<c10::ScalarType>
 FloatCaster::getType(const jit::Value *value) const {
   auto it = recorded.find(value);
@@ -137,7 +138,8 @@ jit::Value *FloatCaster::convert(jit::Value *value, c10::ScalarType type,
 void FloatCaster::convertOperands(jit::Node *node, c10::ScalarType type) {
   for (size_t i = 0; i < node->inputs().size(); ++i) {
     jit::Value *input = node->input(i);
-    // The tensors of a list (cat, stack) convert one by one.
+    // The tensors of a list (cat, stack) convert one by one, in the list
+    // itself: a list is read by one op.
     if (input->node()->kind() == c10::prim::ListConstruct &&
         input->type()->cast<c10::ListType>()) {
       jit::Node *list = input->node();

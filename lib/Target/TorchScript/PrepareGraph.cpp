@@ -529,7 +529,7 @@ LogicalResult torchscript::finishPreparation(
     return failure();
   // Mixed types that shape propagation found (a TorchScript module's
   // layer_norm of a bf16 input with f32 weights under autocast).
-  insertFloatCasts(graph, {});
+  insertFloatCasts(graph, RecordedTypes());
   simplifyAttentionMasks(graph);
   materializeConstants(graph, modelTensorNames, prepared);
   dropNoneResults(graph);
