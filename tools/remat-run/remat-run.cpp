@@ -8,7 +8,8 @@
 // argument buffers), prints what it measured and every step's loss, writes
 // the results and the final state as .npy (all or none, once the runs are
 // done: Support/OutputFile.h), and
-// with --reference runs the original step on the same inputs and compares
+// with --reference runs the original step on the same inputs (both runs on
+// one ATen thread, so that results reproduce from run to run) and compares
 // every result (the two steps must return the same results by name; NaN
 // equals only NaN; f16 and bf16 are compared by value). Exits non-zero when
 // a check fails or a result differs by more than the tolerance (0: bit for
@@ -81,8 +82,8 @@ static cl::opt<std::string>
               cl::cat(getToolCategory()));
 static cl::opt<std::string>
     referenceFile("reference",
-                  cl::desc("Run this original step too and compare (default: "
-                           "none)"),
+                  cl::desc("Run this original step too and compare, both "
+                           "on one thread (default: none)"),
                   cl::cat(getToolCategory()));
 static cl::opt<double>
     tolerance("tolerance", cl::init(0.0),
@@ -169,6 +170,10 @@ static FailureOr<CpuRunReport> runFile(StringRef path, MLIRContext &context,
   options.inputsDir = inputsDir;
   options.classes = classes;
   options.steps = steps;
+  // Comparing bit for bit needs results reproducible from run to run: ATen
+  // on one thread (CpuRunOptions::threads).
+  if (!referenceFile.empty())
+    options.threads = 1;
   // The reference is the step as written, normally without a plan.
   options.warnUnplanned = !isReference;
   return runOnCpu(*function, options);
@@ -361,13 +366,10 @@ static void printStepScalars(const CpuRunReport &report) {
   for (auto [index, scalars] : llvm::enumerate(report.stepScalars)) {
     if (several)
       llvm::outs() << "step " << index + 1 << ": ";
-    for (auto [position, scalar] : llvm::enumerate(scalars)) {
+    for (auto [position, scalar] : llvm::enumerate(scalars))
       llvm::outs() << (position == 0 ? "" : ", ") << scalar.name << " = "
                    << llvm::format("%.9g", getElement(scalar.array, 0));
-      if (!several)
-        llvm::outs() << "\n";
-    }
-    if (several)
+    if (!scalars.empty())
       llvm::outs() << "\n";
   }
 }

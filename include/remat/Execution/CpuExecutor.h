@@ -37,6 +37,11 @@ struct CpuRunOptions {
   /// file of shape [M, <argument shape>...] with M >= steps gives step k its
   /// row k.
   int64_t steps = 1;
+  /// ATen's intra-op threads for the run (0: ATen's default, one a core).
+  /// One makes results reproducible from run to run: ATen's multithreaded
+  /// MKL paths were measured to round differently from run to run under
+  /// load (half of an Adam update 3e-4 off in 3% of runs).
+  int threads = 0;
 };
 
 struct NamedArray {

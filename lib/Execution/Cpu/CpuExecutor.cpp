@@ -29,6 +29,7 @@
 #include "llvm/Support/FileSystem.h"
 #include "llvm/Support/Path.h"
 
+#include <ATen/Parallel.h>
 #include <c10/core/CPUAllocator.h>
 
 #include <chrono>
@@ -602,6 +603,8 @@ FailureOr<CpuRunReport> mlir::remat::runOnCpu(FunctionOpInterface function,
   if (failed(analysis))
     return failure();
   try {
+    if (options.threads > 0)
+      at::set_num_threads(options.threads);
     FailureOr<std::vector<LoadedArgument>> arguments =
         loadArguments(function, options);
     if (failed(arguments))
