@@ -479,32 +479,52 @@ void ScheduleBuilder::emit(NodeId id, bool recompute) {
   firstDone[id] = true;
 }
 
+/// The first operand of `node` from `start` on that is not resident, or the
+/// operand count.
+static size_t findMissing(const RematNode &node,
+                          const std::vector<bool> &resident, size_t start) {
+  while (start < node.operands.size() && resident[node.operands[start]])
+    ++start;
+  return start;
+}
+
 void ScheduleBuilder::ensureResident(ValueId target) {
-  // Depth-first over producers of non-resident operands.
-  std::vector<NodeId> stack = {problem.values[target].producer};
-  pin(stack.back(), +1);
+  // Depth-first over producers of non-resident operands. Each frame resumes
+  // its scan of the operands where it left off (a concatenation of every
+  // step of an unrolled recurrence has thousands), and rescans from the
+  // first once at the end: pinned operands stay resident, but recomputing a
+  // value makes its views stale.
+  struct Frame {
+    NodeId node;
+    size_t nextOperand = 0;
+    bool rescanned = false;
+  };
+  std::vector<Frame> stack = {{problem.values[target].producer}};
+  pin(stack.back().node, +1);
   while (!stack.empty() && !abandoned) {
-    NodeId top = stack.back();
-    std::optional<ValueId> missing;
-    for (ValueId operand : problem.nodes[top].operands)
-      if (!resident[operand]) {
-        missing = operand;
-        break;
-      }
-    if (missing) {
-      NodeId producer = problem.values[*missing].producer;
-      stack.push_back(producer);
+    Frame &top = stack.back();
+    const RematNode &node = problem.nodes[top.node];
+    top.nextOperand = findMissing(node, resident, top.nextOperand);
+    if (top.nextOperand == node.operands.size() && !top.rescanned) {
+      top.rescanned = true;
+      top.nextOperand = findMissing(node, resident, 0);
+    }
+    if (top.nextOperand < node.operands.size()) {
+      top.rescanned = false;
+      NodeId producer = problem.values[node.operands[top.nextOperand]].producer;
+      stack.push_back({producer});
       pin(producer, +1);
       continue;
     }
-    emit(top, /*recompute=*/firstDone[top]);
-    pin(top, -1);
+    NodeId id = top.node;
+    emit(id, /*recompute=*/firstDone[id]);
+    pin(id, -1);
     stack.pop_back();
     // Operands only this recomputation needed die after it; when chains are
     // allowed they stay cached instead, first in line for eviction, since
     // recomputing other evicted values may need them again.
     if (holdOperands)
-      for (ValueId operand : problem.nodes[top].operands)
+      for (ValueId operand : problem.nodes[id].operands)
         if (resident[operand] && pins[operand] == 0 &&
             !problem.values[operand].isOutput && !nextRead(operand))
           setResident(operand, false);
