@@ -37,10 +37,11 @@ struct CpuRunOptions {
   /// file of shape [M, <argument shape>...] with M >= steps gives step k its
   /// row k.
   int64_t steps = 1;
-  /// ATen's intra-op threads for the run (0: ATen's default, one a core).
-  /// One makes results reproducible from run to run: ATen's multithreaded
-  /// MKL paths were measured to round differently from run to run under
-  /// load (half of an Adam update 3e-4 off in 3% of runs).
+  /// ATen's intra-op threads, set for the process from this run on (0:
+  /// left as they are, ATen's default is one a core). One makes results
+  /// reproducible from run to run: on several threads ATen's MKL paths were
+  /// seen to round an Adam update differently from run to run under load
+  /// (one half of the tensor up to 3e-4 off, in a few runs in a hundred).
   int threads = 0;
 };
 
