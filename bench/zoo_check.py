@@ -568,7 +568,8 @@ def farthest_from_fp64(judged):
 
 
 def fp64_text(farthest):
-    """'PyTorch 13% from fp64 in T, remat 13%' for a table or a message."""
+    """'PyTorch 0.13 from fp64 in T, remat 0.13' (relative errors) for a
+    table row."""
     return (f"PyTorch {farthest['pytorch']:.2g} from fp64 in "
             f"{farthest['tensor']}, remat {farthest['remat']:.2g}")
 
