@@ -170,6 +170,47 @@ case("conv2d_backward_weight", f"nn.conv2d_backward_weight %a0, %a1 {attrs} : ({
      [cg, cx], lambda g, a: [conv_grads(g, a, cw)[1]])
 case("conv2d_backward_bias", "nn.conv2d_backward_bias %a0 : ({t0}) -> tensor<6xf32>", [cg],
      lambda g: [g.sum([0, 2, 3])])
+# 3-D: strided, padded, dilated and grouped over [N, C, D, H, W].
+vx = t(2, 4, 5, 6, 7)
+vw = t(6, 2, 3, 2, 3)
+vb = t(6)
+vgeometry = ([2, 1, 1], [1, 0, 2], [1, 2, 1])
+vg = t(2, 6, 3, 4, 9)
+vattrs = ("{{stride = array<i64: 2, 1, 1>, padding = array<i64: 1, 0, 2>, "
+          "dilation = array<i64: 1, 2, 1>, groups = 2}}")
+case("conv3d", f"nn.conv3d %a0, %a1, %a2 {vattrs} : ({{t0}}, {{t1}}, {{t2}}) -> tensor<2x6x3x4x9xf32>",
+     [vx, vw, vb], lambda a, w, b: [A.convolution(a, w, b, *vgeometry, False, [0, 0, 0], 2)])
+
+
+def conv3d_grads(g, a, w):
+    return A.convolution_backward(g, a, w, None, *vgeometry, False, [0, 0, 0], 2, [True, True, True])
+
+
+case("conv3d_backward_input", f"nn.conv3d_backward_input %a0, %a1 {vattrs} : ({{t0}}, {{t1}}) -> tensor<2x4x5x6x7xf32>",
+     [vg, vw], lambda g, w: [conv3d_grads(g, vx, w)[0]], exact=False)
+case("conv3d_backward_weight", f"nn.conv3d_backward_weight %a0, %a1 {vattrs} : ({{t0}}, {{t1}}) -> tensor<6x2x3x2x3xf32>",
+     [vg, vx], lambda g, a: [conv3d_grads(g, a, vw)[1]])
+case("conv3d_backward_bias", "nn.conv3d_backward_bias %a0 : ({t0}) -> tensor<6xf32>", [vg],
+     lambda g: [g.sum([0, 2, 3, 4])])
+# 3-D pooling: ceil mode, padding, dilation; averages without the padding.
+qx = t(2, 3, 5, 7, 6)
+qargs = ([2, 3, 2], [2, 2, 1], [1, 1, 0], [1, 1, 2], True)
+qout, qind = A.max_pool3d_with_indices(qx, *qargs)
+qpool = ("{{kernel_size = array<i64: 2, 3, 2>, stride = array<i64: 2, 2, 1>, padding = array<i64: 1, 1, 0>, "
+         "dilation = array<i64: 1, 1, 2>, ceil_mode = true}}")
+case("max_pool3d", f"nn.max_pool3d %a0 {qpool} : {{t0}} -> tensor<2x3x3x4x4xf32>, tensor<2x3x3x4x4xi64>", [qx],
+     lambda a: list(A.max_pool3d_with_indices(a, *qargs)))
+qg = t(2, 3, 3, 4, 4)
+case("max_pool3d_backward", f"nn.max_pool3d_backward %a0, %a1 {qpool} : ({{t0}}, {{t1}}) -> tensor<2x3x5x7x6xf32>",
+     [qg, qind], lambda g, i: [A.max_pool3d_with_indices_backward(g, qx, *qargs, i)])
+qavg = ("{{kernel_size = array<i64: 3, 2, 3>, stride = array<i64: 2, 2, 2>, padding = array<i64: 1, 1, 1>, "
+        "ceil_mode = true, count_include_pad = false}}")
+qavg_args = ([3, 2, 3], [2, 2, 2], [1, 1, 1], True, False)
+case("avg_pool3d", f"nn.avg_pool3d %a0 {qavg} : {{t0}} -> tensor<2x3x3x4x4xf32>", [qx],
+     lambda a: [A.avg_pool3d(a, *qavg_args)])
+qag = t(2, 3, 3, 4, 4)
+case("avg_pool3d_backward", f"nn.avg_pool3d_backward %a0 {qavg} : {{t0}} -> tensor<2x3x5x7x6xf32>", [qag],
+     lambda g: [A.avg_pool3d_backward(g, qx, *qavg_args, None)])
 px = t(2, 3, 9, 9)
 out, ind = A.max_pool2d_with_indices(px, [3, 3], [2, 2], [1, 1], [1, 1], True)
 pool = "{{kernel_size = array<i64: 3, 3>, stride = array<i64: 2, 2>, padding = array<i64: 1, 1>, ceil_mode = true}}"

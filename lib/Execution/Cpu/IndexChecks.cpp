@@ -1,6 +1,6 @@
 //===- IndexChecks.cpp - index operands checked before ATen ---------------===//
 //
-// ATen trusts most of the indices it is given: max_pool2d_backward scatters
+// ATen trusts most of the indices it is given: max pooling's backward scatters
 // into whatever position an index names (out of bounds writes), and
 // embedding_dense_backward drops rows past the table without a word. Every
 // kernel that takes indices has them checked here first, so that a bad index
@@ -69,9 +69,11 @@ LogicalResult mlir::remat::checkIndexOperands(Operation *op,
     return cast<RankedTensorType>(type).getDimSize(0);
   };
   return llvm::TypeSwitch<Operation *, LogicalResult>(op)
-      .Case([&](nn::MaxPool2dBackwardOp o) {
-        ArrayRef<int64_t> input = o.getType().getShape();
-        int64_t plane = input[input.size() - 2] * input[input.size() - 1];
+      .Case<nn::MaxPool2dBackwardOp, nn::MaxPool3dBackwardOp>([&](auto o) {
+        // The flat index over the spatial dimensions of an input plane.
+        int64_t plane = 1;
+        for (int64_t size : o.getType().getShape().drop_front(2))
+          plane *= size;
         return checkRange(op, in[1], plane, "index",
                           "the " + llvm::Twine(plane) +
                               " positions of an input plane");

@@ -227,40 +227,48 @@ std::optional<Tensors> KernelRunner::linear() {
 
 std::optional<Tensors> KernelRunner::convolution() {
   return llvm::TypeSwitch<Operation *, std::optional<Tensors>>(op)
-      .Case([&](nn::Conv2dOp o) {
+      .Case<nn::Conv2dOp, nn::Conv3dOp>([&](auto o) {
         c10::optional<at::Tensor> bias;
         if (o.getBias())
           bias = in[2];
-        return Tensors{at::convolution(in[0], in[1], bias, ref(o.getStride()),
-                                       ref(o.getPadding()), ref(o.getDilation()), false,
-                                       {0, 0}, int64_t(o.getGroups()))};
+        std::vector<int64_t> noPadding(o.getStride().size(), 0);
+        return Tensors{at::convolution(
+            in[0], in[1], bias, ref(o.getStride()), ref(o.getPadding()),
+            ref(o.getDilation()), false, noPadding, int64_t(o.getGroups()))};
       })
-      .Case([&](nn::Conv2dBackwardInputOp o) {
+      .Case<nn::Conv2dBackwardInputOp, nn::Conv3dBackwardInputOp>([&](auto o) {
         // The input gradient is the transposed convolution, with the output
         // padding that restores the input's size.
         std::vector<int64_t> inputShape = resultShape();
-        std::vector<int64_t> outputPadding(2);
-        for (int i = 0; i < 2; ++i) {
+        size_t spatialDims = o.getStride().size();
+        std::vector<int64_t> outputPadding(spatialDims);
+        for (size_t i = 0; i < spatialDims; ++i) {
           int64_t kernel = in[1].size(2 + i);
           outputPadding[i] =
               inputShape[2 + i] -
-              ((in[0].size(2 + i) - 1) * ref(o.getStride())[i] -
-               2 * ref(o.getPadding())[i] + ref(o.getDilation())[i] * (kernel - 1) + 1);
+              ((in[0].size(2 + i) - 1) * o.getStride()[i] -
+               2 * o.getPadding()[i] + o.getDilation()[i] * (kernel - 1) + 1);
         }
-        return Tensors{at::convolution(in[0], in[1], {}, ref(o.getStride()),
-                                       ref(o.getPadding()), ref(o.getDilation()), true,
-                                       outputPadding, int64_t(o.getGroups()))};
+        return Tensors{at::convolution(
+            in[0], in[1], {}, ref(o.getStride()), ref(o.getPadding()),
+            ref(o.getDilation()), true, outputPadding, int64_t(o.getGroups()))};
       })
-      .Case([&](nn::Conv2dBackwardWeightOp o) {
-        at::Tensor weightShaped = resultLike();
-        auto grads = at::convolution_backward(
-            in[0], in[1], weightShaped, c10::nullopt, ref(o.getStride()),
-            ref(o.getPadding()), ref(o.getDilation()), false, {0, 0}, int64_t(o.getGroups()),
-            {false, true, false});
-        return Tensors{std::get<1>(grads)};
-      })
-      .Case([&](nn::Conv2dBackwardBiasOp) {
-        return Tensors{in[0].sum({0, 2, 3})};
+      .Case<nn::Conv2dBackwardWeightOp, nn::Conv3dBackwardWeightOp>(
+          [&](auto o) {
+            at::Tensor weightShaped = resultLike();
+            std::vector<int64_t> noPadding(o.getStride().size(), 0);
+            auto grads = at::convolution_backward(
+                in[0], in[1], weightShaped, c10::nullopt, ref(o.getStride()),
+                ref(o.getPadding()), ref(o.getDilation()), false, noPadding,
+                int64_t(o.getGroups()), {false, true, false});
+            return Tensors{std::get<1>(grads)};
+          })
+      .Case<nn::Conv2dBackwardBiasOp, nn::Conv3dBackwardBiasOp>([&](auto) {
+        // Summed over every dimension but the channels.
+        std::vector<int64_t> dims = {0};
+        for (int64_t d = 2; d < in[0].dim(); ++d)
+          dims.push_back(d);
+        return Tensors{in[0].sum(dims)};
       })
       .Default([](Operation *) { return std::nullopt; });
 }
@@ -289,6 +297,29 @@ std::optional<Tensors> KernelRunner::poolingAndResizing() {
             out(), in[0], resultLike(), ref(o.getKernelSize()), ref(o.getStride()),
             ref(o.getPadding()), o.getCeilMode(), o.getCountIncludePad(),
             c10::nullopt)};
+      })
+      .Case([&](nn::MaxPool3dOp o) {
+        at::max_pool3d_with_indices_out(
+            out(0), out(1), in[0], ref(o.getKernelSize()), ref(o.getStride()),
+            ref(o.getPadding()), ref(o.getDilation()), o.getCeilMode());
+        return Tensors{out(0), out(1)};
+      })
+      .Case([&](nn::MaxPool3dBackwardOp o) {
+        return Tensors{at::max_pool3d_with_indices_backward_out(
+            out(), in[0], resultLike(), ref(o.getKernelSize()),
+            ref(o.getStride()), ref(o.getPadding()), ref(o.getDilation()),
+            o.getCeilMode(), in[1])};
+      })
+      .Case([&](nn::AvgPool3dOp o) {
+        return Tensors{at::avg_pool3d_out(
+            out(), in[0], ref(o.getKernelSize()), ref(o.getStride()),
+            ref(o.getPadding()), o.getCeilMode(), o.getCountIncludePad())};
+      })
+      .Case([&](nn::AvgPool3dBackwardOp o) {
+        return Tensors{at::avg_pool3d_backward_out(
+            out(), in[0], resultLike(), ref(o.getKernelSize()),
+            ref(o.getStride()), ref(o.getPadding()), o.getCeilMode(),
+            o.getCountIncludePad(), c10::nullopt)};
       })
       .Case([&](nn::AdaptiveAvgPool2dOp) {
         std::vector<int64_t> shape = resultShape();

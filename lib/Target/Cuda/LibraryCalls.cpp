@@ -123,6 +123,14 @@ static bool isAliasSafe(Operation *op, unsigned operandIndex,
 
 } // namespace
 
+/// `{a, b, ...}` of `values`.
+static std::string braced(ArrayRef<int64_t> values) {
+  std::string text = "{";
+  for (auto [index, value] : llvm::enumerate(values))
+    text += (index ? ", " : "") + std::to_string(value);
+  return text + "}";
+}
+
 std::string CallWriter::convShape(Value input, Value weight, Value output,
                                   ArrayRef<int64_t> stride,
                                   ArrayRef<int64_t> padding,
@@ -130,12 +138,20 @@ std::string CallWriter::convShape(Value input, Value weight, Value output,
   ArrayRef<int64_t> x = getShape(input), w = getShape(weight),
                     y = getShape(output);
   return llvm::formatv("remat_rt::ConvShape{{{0}, {1}, {2}, {3}, {4}, {5}, "
-                       "{6}, {7}, {8}, {9}, {10}, {11}, {12}, {13}, {14}, "
-                       "{15}}",
-                       x[0], x[1], x[2], x[3], w[0], w[2], w[3], y[2], y[3],
-                       padding[0], padding[1], stride[0], stride[1],
-                       dilation[0], dilation[1], groups)
+                       "{6}, {7}, {8}, {9}, {10}}",
+                       stride.size(), x[0], x[1], w[0], groups,
+                       braced(x.drop_front(2)), braced(w.drop_front(2)),
+                       braced(y.drop_front(2)), braced(padding), braced(stride),
+                       braced(dilation))
       .str();
+}
+
+/// The spatial sizes of `values` as depth, height and width: a 2-D list is
+/// preceded by `pad` (a depth of 1, or 0 padding).
+static std::string asTriple(ArrayRef<int64_t> values, int64_t pad) {
+  SmallVector<int64_t, 3> triple(3 - values.size(), pad);
+  triple.append(values.begin(), values.end());
+  return braced(triple);
 }
 
 std::string
@@ -144,20 +160,18 @@ CallWriter::poolShape(Value input, Value output, ArrayRef<int64_t> kernel,
                       ArrayRef<int64_t> dilation, bool countIncludePad) {
   ArrayRef<int64_t> x = getShape(input), y = getShape(output);
   return llvm::formatv("remat_rt::PoolShape{{{0}, {1}, {2}, {3}, {4}, {5}, "
-                       "{6}, {7}, {8}, {9}, {10}, {11}, {12}, {13}, {14}, 0}",
-                       x[0], x[1], x[2], x[3], y[2], y[3], kernel[0], kernel[1],
-                       stride[0], stride[1], padding[0], padding[1],
-                       dilation[0], dilation[1],
+                       "{6}, {7}, {8}, 0}",
+                       x[0], x[1], asTriple(x.drop_front(2), 1),
+                       asTriple(y.drop_front(2), 1), asTriple(kernel, 1),
+                       asTriple(stride, 1), asTriple(padding, 0),
+                       asTriple(dilation, 1),
                        countIncludePad ? "true" : "false")
       .str();
 }
 
 std::string CallWriter::dims(Value value) {
-  std::string text =
-      "remat_rt::Dims{" + std::to_string(getShape(value).size()) + ", {";
-  for (auto [index, size] : llvm::enumerate(getShape(value)))
-    text += (index ? ", " : "") + std::to_string(size);
-  return text + "}}";
+  return "remat_rt::Dims{" + std::to_string(getShape(value).size()) + ", " +
+         braced(getShape(value)) + "}";
 }
 
 void CallWriter::copy(Value from, Value to) {
@@ -169,58 +183,62 @@ void CallWriter::copy(Value from, Value to) {
 
 LogicalResult CallWriter::writeConvPool() {
   return llvm::TypeSwitch<Operation *, LogicalResult>(op)
-      .Case([&](nn::Conv2dOp o) {
-        call("conv2dForward", in(o.getInput()), in(o.getWeight()),
+      .Case<nn::Conv2dOp, nn::Conv3dOp>([&](auto o) {
+        call("convForward", in(o.getInput()), in(o.getWeight()),
              optionalIn(o.getBias()), out(o.getResult()),
              convShape(o, o.getInput(), o.getWeight(), o.getResult()),
              writer.getWorkspace(op));
         return success();
       })
-      .Case([&](nn::Conv2dBackwardInputOp o) {
-        call("conv2dBackwardInput", in(o.getGradOutput()), in(o.getWeight()),
+      .Case<nn::Conv2dBackwardInputOp, nn::Conv3dBackwardInputOp>([&](auto o) {
+        call("convBackwardInput", in(o.getGradOutput()), in(o.getWeight()),
              out(o.getGradInput()),
              convShape(o, o.getGradInput(), o.getWeight(), o.getGradOutput()),
              writer.getWorkspace(op));
         return success();
       })
-      .Case([&](nn::Conv2dBackwardWeightOp o) {
-        call("conv2dBackwardWeight", in(o.getGradOutput()), in(o.getInput()),
-             out(o.getGradWeight()),
-             convShape(o, o.getInput(), o.getGradWeight(), o.getGradOutput()),
-             writer.getWorkspace(op));
-        return success();
-      })
-      .Case([&](nn::Conv2dBackwardBiasOp o) {
+      .Case<nn::Conv2dBackwardWeightOp, nn::Conv3dBackwardWeightOp>(
+          [&](auto o) {
+            call("convBackwardWeight", in(o.getGradOutput()), in(o.getInput()),
+                 out(o.getGradWeight()),
+                 convShape(o, o.getInput(), o.getGradWeight(),
+                           o.getGradOutput()),
+                 writer.getWorkspace(op));
+            return success();
+          })
+      .Case<nn::Conv2dBackwardBiasOp, nn::Conv3dBackwardBiasOp>([&](auto o) {
         ArrayRef<int64_t> dy = getShape(o.getGradOutput());
-        call("conv2dBackwardBias", in(o.getGradOutput()), out(o.getGradBias()),
-             dy[0], dy[1], dy[2], dy[3]);
+        call("convBackwardBias", in(o.getGradOutput()), out(o.getGradBias()),
+             dy[0], dy[1],
+             getElementCount(o.getGradOutput()) /
+                 std::max<int64_t>(dy[0] * dy[1], 1));
         return success();
       })
-      .Case([&](nn::MaxPool2dOp o) {
-        call("maxPool2dForward", in(o.getInput()), out(o.getResult()),
+      .Case<nn::MaxPool2dOp, nn::MaxPool3dOp>([&](auto o) {
+        call("maxPoolForward", in(o.getInput()), out(o.getResult()),
              out(o.getIndices()),
              poolShape(o.getInput(), o.getResult(), o.getKernelSize(),
                        o.getStride(), o.getPadding(), o.getDilation(), false));
         return success();
       })
-      .Case([&](nn::MaxPool2dBackwardOp o) {
-        call("maxPool2dBackward", in(o.getGradOutput()), in(o.getIndices()),
+      .Case<nn::MaxPool2dBackwardOp, nn::MaxPool3dBackwardOp>([&](auto o) {
+        call("maxPoolBackward", in(o.getGradOutput()), in(o.getIndices()),
              out(o.getGradInput()),
              poolShape(o.getGradInput(), o.getGradOutput(), o.getKernelSize(),
                        o.getStride(), o.getPadding(), o.getDilation(), false));
         return success();
       })
-      .Case([&](nn::AvgPool2dOp o) {
-        int64_t one[] = {1, 1};
-        call("avgPool2dForward", in(o.getInput()), out(o.getResult()),
+      .Case<nn::AvgPool2dOp, nn::AvgPool3dOp>([&](auto o) {
+        SmallVector<int64_t, 3> one(o.getKernelSize().size(), 1);
+        call("avgPoolForward", in(o.getInput()), out(o.getResult()),
              poolShape(o.getInput(), o.getResult(), o.getKernelSize(),
                        o.getStride(), o.getPadding(), one,
                        o.getCountIncludePad()));
         return success();
       })
-      .Case([&](nn::AvgPool2dBackwardOp o) {
-        int64_t one[] = {1, 1};
-        call("avgPool2dBackward", in(o.getGradOutput()), out(o.getGradInput()),
+      .Case<nn::AvgPool2dBackwardOp, nn::AvgPool3dBackwardOp>([&](auto o) {
+        SmallVector<int64_t, 3> one(o.getKernelSize().size(), 1);
+        call("avgPoolBackward", in(o.getGradOutput()), out(o.getGradInput()),
              poolShape(o.getGradInput(), o.getGradOutput(), o.getKernelSize(),
                        o.getStride(), o.getPadding(), one,
                        o.getCountIncludePad()));

@@ -1,6 +1,6 @@
 //===- ConvertNetworkOps.cpp - layers, pooling, norms and losses ----------===//
 //
-// Convolutions, 1-D and 2-D, plain and transposed (the `aten::convNd` and
+// Convolutions, 1-D, 2-D and 3-D, plain and transposed (the `aten::convNd` and
 // `aten::conv_transposeNd` of scripted and exported graphs, the
 // `aten::_convolution` of traced ones), batch and layer norm, pooling,
 // upsampling, linear and matmul, embedding, softmax, attention, cross entropy,
@@ -38,12 +38,14 @@ NodeConverter::convertNetworkOp(Node *node, llvm::StringRef kind) {
     return convertGroupNorm(node, kind == "aten::instance_norm");
   if (kind == "aten::layer_norm")
     return convertLayerNorm(node);
-  if (kind == "aten::max_pool2d")
-    return convertMaxPool(node, /*withIndices=*/false);
-  if (kind == "aten::max_pool2d_with_indices")
-    return convertMaxPool(node, /*withIndices=*/true);
-  if (kind == "aten::avg_pool2d")
-    return convertAvgPool(node);
+  if (kind == "aten::max_pool2d" || kind == "aten::max_pool3d")
+    return convertMaxPool(node, /*withIndices=*/false, kind.ends_with("3d"));
+  if (kind == "aten::max_pool2d_with_indices" ||
+      kind == "aten::max_pool3d_with_indices")
+    return convertMaxPool(node, /*withIndices=*/true,
+                          kind.ends_with("3d_with_indices"));
+  if (kind == "aten::avg_pool2d" || kind == "aten::avg_pool3d")
+    return convertAvgPool(node, kind.ends_with("3d"));
   if (kind == "aten::adaptive_avg_pool2d") {
     FailureOr<Value> input = getTensor(node, 0);
     FailureOr<RankedTensorType> type = getResultType(node);
@@ -52,6 +54,8 @@ NodeConverter::convertNetworkOp(Node *node, llvm::StringRef kind) {
     finish(node, nn::AdaptiveAvgPool2dOp::create(builder, loc, *type, *input));
     return success();
   }
+  if (kind == "aten::adaptive_avg_pool3d")
+    return convertGlobalAvgPool3d(node);
   if (kind == "aten::upsample_bilinear2d")
     return convertUpsample(node);
   if (kind == "aten::linear")
@@ -79,10 +83,34 @@ NodeConverter::convertNetworkOp(Node *node, llvm::StringRef kind) {
   return std::nullopt;
 }
 
-/// A spatial parameter as two values: [k] means [k, k].
-static FailureOr<SmallVector<int64_t>> asPair(FailureOr<SmallVector<int64_t>> list) {
+/// aten::adaptive_avg_pool3d to one value per channel (global average
+/// pooling, as video classifiers end): the mean over D, H and W, kept as
+/// dimensions of size 1.
+LogicalResult NodeConverter::convertGlobalAvgPool3d(Node *node) {
+  FailureOr<Value> input = getTensor(node, 0);
+  FailureOr<SmallVector<int64_t>> outputSize = getIntList(node, 1);
+  FailureOr<RankedTensorType> type = getResultType(node);
+  if (failed(input) || failed(outputSize) || failed(type))
+    return failure();
+  if (type->getRank() != 5 ||
+      llvm::any_of(type->getShape().drop_front(2),
+                   [](int64_t size) { return size != 1; }))
+    return emitNodeError(node)
+           << "only global 3-D average pooling (output size 1) is supported, "
+              "got a result of type "
+           << *type;
+  SmallVector<int64_t> dims = {2, 3, 4};
+  finish(node, nn::MeanOp::create(builder, loc, *type, *input, dims,
+                                  /*keepdim=*/true));
+  return success();
+}
+
+/// A spatial parameter as one value per spatial dimension: [k] means [k, k]
+/// (or [k, k, k] for a volume).
+static FailureOr<SmallVector<int64_t>>
+perDimension(FailureOr<SmallVector<int64_t>> list, bool volume) {
   if (succeeded(list) && list->size() == 1)
-    list->push_back(list->front());
+    list->append(volume ? 2 : 1, list->front());
   return list;
 }
 
@@ -158,10 +186,10 @@ LogicalResult NodeConverter::convertConvolution(Node *node,
     return failure();
   auto weightType = cast<RankedTensorType>(call->weight.getType());
   int64_t spatialDims = weightType.getRank() - 2;
-  if (spatialDims != 1 && spatialDims != 2)
+  if (spatialDims < 1 || spatialDims > 3)
     return emitNodeError(node)
-           << "only 1-D and 2-D convolutions are supported, not " << spatialDims
-           << "-D";
+           << "only 1-D, 2-D and 3-D convolutions are supported, not "
+           << spatialDims << "-D";
   SmallVector<SmallVector<int64_t> *> geometry = {&call->stride, &call->padding,
                                                   &call->dilation};
   if (call->transposed)
@@ -174,6 +202,13 @@ LogicalResult NodeConverter::convertConvolution(Node *node,
                                     "and output padding per spatial dimension";
     *list = *expanded;
   }
+  if (call->transposed)
+    for (auto [outputPadding, stride] :
+         llvm::zip(call->outputPadding, call->stride))
+      if (outputPadding >= stride)
+        return emitNodeError(node)
+               << "expects output padding smaller than the stride (got "
+               << outputPadding << " and " << stride << ")";
   // A 1-D convolution is the 2-D one over images of height 1.
   if (spatialDims == 1) {
     call->input = createUnsqueeze(node, call->input, 2, 1);
@@ -187,36 +222,40 @@ LogicalResult NodeConverter::convertConvolution(Node *node,
   SmallVector<int64_t> shape(type->getShape());
   if (spatialDims == 1)
     shape.insert(shape.begin() + 2, 1);
-  auto type2d = RankedTensorType::get(shape, type->getElementType());
-  Value result;
-  if (!call->transposed) {
-    result = record(node, nn::Conv2dOp::create(
-                              builder, loc, type2d, call->input, call->weight,
-                              call->bias, call->stride, call->padding,
-                              call->dilation, call->groups));
-  } else {
-    // The transposed convolution is the input gradient of the convolution
-    // with the same weight; the result type carries the output padding,
-    // which must leave the forward convolution's output size unchanged.
-    for (int64_t i = 0; i < 2; ++i)
-      if (call->outputPadding[i] >= call->stride[i])
-        return emitNodeError(node)
-               << "expects output padding smaller than the stride (got "
-               << call->outputPadding[i] << " and " << call->stride[i] << ")";
-    result = record(node, nn::Conv2dBackwardInputOp::create(
-                              builder, loc, type2d, call->input, call->weight,
-                              call->stride, call->padding, call->dilation,
-                              call->groups));
-    if (call->bias) {
-      Value channels = createUnsqueeze(node, call->bias, 1, 2);
-      result = record(
-          node, nn::AddOp::create(builder, loc, type2d, result, channels));
-    }
-  }
+  auto convType = RankedTensorType::get(shape, type->getElementType());
+  Value result =
+      spatialDims == 3
+          ? createConvolution<nn::Conv3dOp, nn::Conv3dBackwardInputOp>(
+                node, *call, convType)
+          : createConvolution<nn::Conv2dOp, nn::Conv2dBackwardInputOp>(
+                node, *call, convType);
   if (spatialDims == 1)
     result = record(node, nn::ReshapeOp::create(builder, loc, *type, result));
   map(node->output(), result);
   return success();
+}
+
+/// The convolution `call` asks for, of type `type`: `ConvOp`, or for a
+/// transposed convolution `BackwardInputOp` (the input gradient of the
+/// convolution with the same weight; the result type carries the output
+/// padding), then the bias added per channel.
+template <typename ConvOp, typename BackwardInputOp>
+Value NodeConverter::createConvolution(Node *node, const ConvolutionCall &call,
+                                       RankedTensorType type) {
+  if (!call.transposed)
+    return record(node,
+                  ConvOp::create(builder, loc, type, call.input, call.weight,
+                                 call.bias, call.stride, call.padding,
+                                 call.dilation, call.groups));
+  Value result =
+      record(node, BackwardInputOp::create(
+                       builder, loc, type, call.input, call.weight, call.stride,
+                       call.padding, call.dilation, call.groups));
+  if (!call.bias)
+    return result;
+  // [C] -> [C, 1, ...] broadcasts over the spatial dimensions.
+  Value channels = createUnsqueeze(node, call.bias, 1, type.getRank() - 2);
+  return record(node, nn::AddOp::create(builder, loc, type, result, channels));
 }
 
 /// A [shape] tensor of ones or zeros for a missing affine parameter.
@@ -303,12 +342,16 @@ LogicalResult NodeConverter::convertLayerNorm(Node *node) {
   return success();
 }
 
-LogicalResult NodeConverter::convertMaxPool(Node *node, bool withIndices) {
+LogicalResult NodeConverter::convertMaxPool(Node *node, bool withIndices,
+                                            bool volume) {
   FailureOr<Value> input = getTensor(node, 0);
-  FailureOr<SmallVector<int64_t>> kernel = asPair(getIntList(node, 1));
-  FailureOr<SmallVector<int64_t>> stride = asPair(getIntList(node, 2));
-  FailureOr<SmallVector<int64_t>> padding = asPair(getIntList(node, 3));
-  FailureOr<SmallVector<int64_t>> dilation = asPair(getIntList(node, 4));
+  auto spatial = [&](size_t index) {
+    return perDimension(getIntList(node, index), volume);
+  };
+  FailureOr<SmallVector<int64_t>> kernel = spatial(1);
+  FailureOr<SmallVector<int64_t>> stride = spatial(2);
+  FailureOr<SmallVector<int64_t>> padding = spatial(3);
+  FailureOr<SmallVector<int64_t>> dilation = spatial(4);
   FailureOr<bool> ceilMode = getBool(node, 5);
   FailureOr<RankedTensorType> type = getResultType(node);
   if (failed(input) || failed(kernel) || failed(stride) || failed(padding) ||
@@ -318,18 +361,27 @@ LogicalResult NodeConverter::convertMaxPool(Node *node, bool withIndices) {
     stride = *kernel;
   auto indicesType =
       RankedTensorType::get(type->getShape(), builder.getI64Type());
-  auto op = nn::MaxPool2dOp::create(builder, loc, *type, indicesType, *input,
-                                    *kernel, *stride, *padding, *dilation,
-                                    *ceilMode);
+  Operation *op =
+      volume ? nn::MaxPool3dOp::create(builder, loc, *type, indicesType, *input,
+                                       *kernel, *stride, *padding, *dilation,
+                                       *ceilMode)
+                   .getOperation()
+             : nn::MaxPool2dOp::create(builder, loc, *type, indicesType, *input,
+                                       *kernel, *stride, *padding, *dilation,
+                                       *ceilMode)
+                   .getOperation();
   finish(node, op, withIndices ? 2 : 1);
   return success();
 }
 
-LogicalResult NodeConverter::convertAvgPool(Node *node) {
+LogicalResult NodeConverter::convertAvgPool(Node *node, bool volume) {
   FailureOr<Value> input = getTensor(node, 0);
-  FailureOr<SmallVector<int64_t>> kernel = asPair(getIntList(node, 1));
-  FailureOr<SmallVector<int64_t>> stride = asPair(getIntList(node, 2));
-  FailureOr<SmallVector<int64_t>> padding = asPair(getIntList(node, 3));
+  auto spatial = [&](size_t index) {
+    return perDimension(getIntList(node, index), volume);
+  };
+  FailureOr<SmallVector<int64_t>> kernel = spatial(1);
+  FailureOr<SmallVector<int64_t>> stride = spatial(2);
+  FailureOr<SmallVector<int64_t>> padding = spatial(3);
   FailureOr<bool> ceilMode = getBool(node, 4);
   FailureOr<bool> countIncludePad = getBool(node, 5);
   FailureOr<RankedTensorType> type = getResultType(node);
@@ -340,9 +392,15 @@ LogicalResult NodeConverter::convertAvgPool(Node *node) {
     return emitInputError(node, 6) << "is not supported (only None)";
   if (stride->empty())
     stride = *kernel;
-  finish(node, nn::AvgPool2dOp::create(builder, loc, *type, *input, *kernel,
-                                       *stride, *padding, *ceilMode,
-                                       *countIncludePad));
+  Operation *op = volume ? nn::AvgPool3dOp::create(builder, loc, *type, *input,
+                                                   *kernel, *stride, *padding,
+                                                   *ceilMode, *countIncludePad)
+                               .getOperation()
+                         : nn::AvgPool2dOp::create(builder, loc, *type, *input,
+                                                   *kernel, *stride, *padding,
+                                                   *ceilMode, *countIncludePad)
+                               .getOperation();
+  finish(node, op);
   return success();
 }
 

@@ -82,6 +82,10 @@ private:
   std::optional<LogicalResult> convertTensorOp(Node *node, llvm::StringRef kind);
 
   LogicalResult convertConvolution(Node *node, llvm::StringRef kind);
+  LogicalResult convertGlobalAvgPool3d(Node *node);
+  template <typename ConvOp, typename BackwardInputOp>
+  Value createConvolution(Node *node, const ConvolutionCall &call,
+                          RankedTensorType type);
   FailureOr<ConvolutionCall> getConvolutionCall(Node *node,
                                                 llvm::StringRef kind);
   LogicalResult convertRecurrent(Node *node, llvm::StringRef kind);
@@ -89,8 +93,8 @@ private:
   LogicalResult convertBatchNorm(Node *node);
   LogicalResult convertLayerNorm(Node *node);
   LogicalResult convertGroupNorm(Node *node, bool isInstanceNorm);
-  LogicalResult convertMaxPool(Node *node, bool withIndices);
-  LogicalResult convertAvgPool(Node *node);
+  LogicalResult convertMaxPool(Node *node, bool withIndices, bool volume);
+  LogicalResult convertAvgPool(Node *node, bool volume);
   LogicalResult convertLinear(Node *node);
   LogicalResult convertMatmul(Node *node);
   LogicalResult convertEinsum(Node *node);

@@ -433,6 +433,54 @@ func.func @conv_result(%x: tensor<1x3x8x8xf32>, %w: tensor<4x3x3x3xf32>) -> tens
 
 // -----
 
+func.func @conv3d_input_rank(%x: tensor<1x3x8x8xf32>, %w: tensor<4x3x3x3x3xf32>) -> tensor<1x4x6x6x6xf32> {
+  // expected-error @+1 {{expects an NCDHW input of rank 5, got 'tensor<1x3x8x8xf32>'}}
+  %0 = nn.conv3d %x, %w : (tensor<1x3x8x8xf32>, tensor<4x3x3x3x3xf32>) -> tensor<1x4x6x6x6xf32>
+  return %0 : tensor<1x4x6x6x6xf32>
+}
+
+// -----
+
+func.func @conv3d_weight_rank(%x: tensor<1x3x8x8x8xf32>, %w: tensor<4x3x3x3xf32>) -> tensor<1x4x6x6x6xf32> {
+  // expected-error @+1 {{expects an OIDHW weight of rank 5, got 'tensor<4x3x3x3xf32>'}}
+  %0 = nn.conv3d %x, %w : (tensor<1x3x8x8x8xf32>, tensor<4x3x3x3xf32>) -> tensor<1x4x6x6x6xf32>
+  return %0 : tensor<1x4x6x6x6xf32>
+}
+
+// -----
+
+func.func @conv3d_triple(%x: tensor<1x3x8x8x8xf32>, %w: tensor<4x3x3x3x3xf32>) -> tensor<1x4x6x6x6xf32> {
+  // expected-error @+1 {{'stride' failed to satisfy constraint: i64 dense array attribute with exactly 3 elements}}
+  %0 = nn.conv3d %x, %w {stride = array<i64: 1, 1>} : (tensor<1x3x8x8x8xf32>, tensor<4x3x3x3x3xf32>) -> tensor<1x4x6x6x6xf32>
+  return %0 : tensor<1x4x6x6x6xf32>
+}
+
+// -----
+
+func.func @conv3d_window(%x: tensor<1x3x2x8x8xf32>, %w: tensor<4x3x3x3x3xf32>) -> tensor<1x4x1x6x6xf32> {
+  // expected-error @+1 {{window of effective size 3 does not fit the padded input of size 2 along D}}
+  %0 = nn.conv3d %x, %w : (tensor<1x3x2x8x8xf32>, tensor<4x3x3x3x3xf32>) -> tensor<1x4x1x6x6xf32>
+  return %0 : tensor<1x4x1x6x6xf32>
+}
+
+// -----
+
+func.func @conv3d_backward_input_result(%g: tensor<1x4x3x6x6xf32>, %w: tensor<4x3x3x3x3xf32>) -> tensor<1x3x9x8x8xf32> {
+  // expected-error @+1 {{expects a grad_output of shape 1x4x5x6x6, got 'tensor<1x4x3x6x6xf32>'}}
+  %0 = nn.conv3d_backward_input %g, %w {stride = array<i64: 2, 1, 1>, padding = array<i64: 1, 0, 0>} : (tensor<1x4x3x6x6xf32>, tensor<4x3x3x3x3xf32>) -> tensor<1x3x9x8x8xf32>
+  return %0 : tensor<1x3x9x8x8xf32>
+}
+
+// -----
+
+func.func @conv3d_backward_bias_rank(%g: tensor<1x4x6x6xf32>) -> tensor<4xf32> {
+  // expected-error @+1 {{expects an NCDHW grad_output of rank 5, got 'tensor<1x4x6x6xf32>'}}
+  %0 = nn.conv3d_backward_bias %g : (tensor<1x4x6x6xf32>) -> tensor<4xf32>
+  return %0 : tensor<4xf32>
+}
+
+// -----
+
 func.func @conv_bias(%x: tensor<1x3x8x8xf32>, %w: tensor<4x3x3x3xf32>, %b: tensor<3xf32>) -> tensor<1x4x6x6xf32> {
   // expected-error @+1 {{expects a bias of shape 4, got 'tensor<3xf32>'}}
   %0 = nn.conv2d %x, %w, %b : (tensor<1x3x8x8xf32>, tensor<4x3x3x3xf32>, tensor<3xf32>) -> tensor<1x4x6x6xf32>
@@ -493,6 +541,22 @@ func.func @max_pool_padding(%x: tensor<1x3x8x8xf32>) -> (tensor<1x3x5x5xf32>, te
   // expected-error @+1 {{expects 'padding' to be at most half the effective kernel size, got 2 for a window of 3}}
   %0, %1 = nn.max_pool2d %x {kernel_size = array<i64: 3, 3>, stride = array<i64: 2, 2>, padding = array<i64: 2, 2>} : tensor<1x3x8x8xf32> -> tensor<1x3x5x5xf32>, tensor<1x3x5x5xi64>
   return %0, %1 : tensor<1x3x5x5xf32>, tensor<1x3x5x5xi64>
+}
+
+// -----
+
+func.func @max_pool3d_padding(%x: tensor<1x3x8x8x8xf32>) -> (tensor<1x3x5x4x4xf32>, tensor<1x3x5x4x4xi64>) {
+  // expected-error @+1 {{expects 'padding' to be at most half the effective kernel size, got 2 for a window of 3}}
+  %0, %1 = nn.max_pool3d %x {kernel_size = array<i64: 3, 2, 2>, stride = array<i64: 2, 2, 2>, padding = array<i64: 2, 0, 0>} : tensor<1x3x8x8x8xf32> -> tensor<1x3x5x4x4xf32>, tensor<1x3x5x4x4xi64>
+  return %0, %1 : tensor<1x3x5x4x4xf32>, tensor<1x3x5x4x4xi64>
+}
+
+// -----
+
+func.func @avg_pool3d_rank(%x: tensor<1x3x8x8xf32>) -> tensor<1x3x4x4x4xf32> {
+  // expected-error @+1 {{expects an NCDHW input of rank 5, got 'tensor<1x3x8x8xf32>'}}
+  %0 = nn.avg_pool3d %x {kernel_size = array<i64: 2, 2, 2>, stride = array<i64: 2, 2, 2>} : tensor<1x3x8x8xf32> -> tensor<1x3x4x4x4xf32>
+  return %0 : tensor<1x3x4x4x4xf32>
 }
 
 // -----

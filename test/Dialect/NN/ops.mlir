@@ -149,6 +149,32 @@ func.func @convolution(%x: tensor<2x4x9x9xf32>, %w: tensor<6x2x3x3xf32>, %b: ten
   return %dx, %dw, %db : tensor<2x4x9x9xf32>, tensor<6x2x3x3xf32>, tensor<6xf32>
 }
 
+// CHECK-LABEL: func.func @convolution3d
+func.func @convolution3d(%x: tensor<2x4x5x6x7xf32>, %w: tensor<6x2x3x2x3xf32>, %b: tensor<6xf32>, %g: tensor<2x6x3x4x9xf32>) -> (tensor<2x6x3x4x9xf32>, tensor<2x4x5x6x7xf32>, tensor<6x2x3x2x3xf32>, tensor<6xf32>) {
+  // CHECK: nn.conv3d %{{.*}}, %{{.*}}, %{{.*}} {dilation = array<i64: 1, 2, 1>, groups = 2 : i64, padding = array<i64: 1, 0, 2>, stride = array<i64: 2, 1, 1>} : (tensor<2x4x5x6x7xf32>, tensor<6x2x3x2x3xf32>, tensor<6xf32>) -> tensor<2x6x3x4x9xf32>
+  %y = nn.conv3d %x, %w, %b {stride = array<i64: 2, 1, 1>, padding = array<i64: 1, 0, 2>, dilation = array<i64: 1, 2, 1>, groups = 2} : (tensor<2x4x5x6x7xf32>, tensor<6x2x3x2x3xf32>, tensor<6xf32>) -> tensor<2x6x3x4x9xf32>
+  // CHECK: nn.conv3d_backward_input %{{.*}}, %{{.*}} {{.*}} : (tensor<2x6x3x4x9xf32>, tensor<6x2x3x2x3xf32>) -> tensor<2x4x5x6x7xf32>
+  %dx = nn.conv3d_backward_input %g, %w {stride = array<i64: 2, 1, 1>, padding = array<i64: 1, 0, 2>, dilation = array<i64: 1, 2, 1>, groups = 2} : (tensor<2x6x3x4x9xf32>, tensor<6x2x3x2x3xf32>) -> tensor<2x4x5x6x7xf32>
+  // CHECK: nn.conv3d_backward_weight %{{.*}}, %{{.*}} {{.*}} : (tensor<2x6x3x4x9xf32>, tensor<2x4x5x6x7xf32>) -> tensor<6x2x3x2x3xf32>
+  %dw = nn.conv3d_backward_weight %g, %x {stride = array<i64: 2, 1, 1>, padding = array<i64: 1, 0, 2>, dilation = array<i64: 1, 2, 1>, groups = 2} : (tensor<2x6x3x4x9xf32>, tensor<2x4x5x6x7xf32>) -> tensor<6x2x3x2x3xf32>
+  // CHECK: nn.conv3d_backward_bias %{{.*}} : (tensor<2x6x3x4x9xf32>) -> tensor<6xf32>
+  %db = nn.conv3d_backward_bias %g : (tensor<2x6x3x4x9xf32>) -> tensor<6xf32>
+  return %y, %dx, %dw, %db : tensor<2x6x3x4x9xf32>, tensor<2x4x5x6x7xf32>, tensor<6x2x3x2x3xf32>, tensor<6xf32>
+}
+
+// CHECK-LABEL: func.func @pooling3d
+func.func @pooling3d(%x: tensor<2x3x5x9x9xf32>, %g: tensor<2x3x3x5x5xf32>) -> (tensor<2x3x5x9x9xf32>, tensor<2x3x5x9x9xf32>) {
+  // CHECK: %{{.*}}, %[[I:.*]] = nn.max_pool3d %{{.*}} {ceil_mode = true, kernel_size = array<i64: 2, 2, 2>, stride = array<i64: 2, 2, 2>} : tensor<2x3x5x9x9xf32> -> tensor<2x3x3x5x5xf32>, tensor<2x3x3x5x5xi64>
+  %y, %i = nn.max_pool3d %x {kernel_size = array<i64: 2, 2, 2>, stride = array<i64: 2, 2, 2>, ceil_mode = true} : tensor<2x3x5x9x9xf32> -> tensor<2x3x3x5x5xf32>, tensor<2x3x3x5x5xi64>
+  // CHECK: nn.max_pool3d_backward %{{.*}}, %[[I]] {ceil_mode = true, kernel_size = array<i64: 2, 2, 2>, stride = array<i64: 2, 2, 2>} : (tensor<2x3x3x5x5xf32>, tensor<2x3x3x5x5xi64>) -> tensor<2x3x5x9x9xf32>
+  %dx = nn.max_pool3d_backward %g, %i {kernel_size = array<i64: 2, 2, 2>, stride = array<i64: 2, 2, 2>, ceil_mode = true} : (tensor<2x3x3x5x5xf32>, tensor<2x3x3x5x5xi64>) -> tensor<2x3x5x9x9xf32>
+  // CHECK: nn.avg_pool3d %{{.*}} {count_include_pad = false, kernel_size = array<i64: 3, 3, 3>, padding = array<i64: 1, 1, 1>, stride = array<i64: 2, 2, 2>} : tensor<2x3x5x9x9xf32> -> tensor<2x3x3x5x5xf32>
+  %a = nn.avg_pool3d %x {kernel_size = array<i64: 3, 3, 3>, stride = array<i64: 2, 2, 2>, padding = array<i64: 1, 1, 1>, count_include_pad = false} : tensor<2x3x5x9x9xf32> -> tensor<2x3x3x5x5xf32>
+  // CHECK: nn.avg_pool3d_backward %{{.*}} {kernel_size = array<i64: 3, 3, 3>, padding = array<i64: 1, 1, 1>, stride = array<i64: 2, 2, 2>} : tensor<2x3x3x5x5xf32> -> tensor<2x3x5x9x9xf32>
+  %da = nn.avg_pool3d_backward %g {kernel_size = array<i64: 3, 3, 3>, stride = array<i64: 2, 2, 2>, padding = array<i64: 1, 1, 1>} : tensor<2x3x3x5x5xf32> -> tensor<2x3x5x9x9xf32>
+  return %dx, %da : tensor<2x3x5x9x9xf32>, tensor<2x3x5x9x9xf32>
+}
+
 // CHECK-LABEL: func.func @pooling
 func.func @pooling(%x: tensor<2x3x9x9xf32>, %g: tensor<2x3x5x5xf32>, %ga: tensor<2x3x4x4xf32>) -> (tensor<2x3x9x9xf32>, tensor<2x3x9x9xf32>) {
   // CHECK: %{{.*}}, %[[I:.*]] = nn.max_pool2d %{{.*}} {ceil_mode = true, kernel_size = array<i64: 2, 2>, stride = array<i64: 2, 2>} : tensor<2x3x9x9xf32> -> tensor<2x3x5x5xf32>, tensor<2x3x5x5xi64>

@@ -1,6 +1,7 @@
 //===- ConvPoolOps.cpp - convolution, pooling and upsampling --------------===//
 //
-// Verifiers and costs of the 2-D NCHW ops. Every op of a family (forward and
+// Verifiers and costs of the convolutions and pooling ops (2-D and 3-D) and
+// the 2-D NCHW resizing ops. Every op of a family (forward and
 // backward) checks the same geometry, with the input's shape taken from the
 // result type where the op is a backward op. Convolution workspace is 0 here:
 // how much scratch a library's algorithm takes is a device matter, decided
@@ -19,7 +20,7 @@ using namespace mlir::nn;
 //===----------------------------------------------------------------------===//
 
 namespace {
-/// The attributes every conv2d-family op carries.
+/// The attributes every convolution-family op carries.
 struct ConvAttrs {
   ArrayRef<int64_t> stride, padding, dilation;
   int64_t groups;
@@ -33,13 +34,18 @@ ConvAttrs getConvAttrs(ConvLikeOp op) {
 } // namespace
 
 /// Checks that `output` is what a convolution of `input` with `weight`
-/// produces; `outputName` names the output in diagnostics.
-static LogicalResult verifyConv2d(Operation *op, RankedTensorType input,
-                                  RankedTensorType weight,
-                                  RankedTensorType output, StringRef outputName,
-                                  const ConvAttrs &attrs) {
-  if (failed(expectRank(op, "an NCHW input", input, 4)) ||
-      failed(expectRank(op, "an OIHW weight", weight, 4)) ||
+/// produces; `outputName` names the output in diagnostics. The geometry
+/// attributes hold one value per spatial dimension (2 or 3).
+static LogicalResult verifyConv(Operation *op, RankedTensorType input,
+                                RankedTensorType weight,
+                                RankedTensorType output, StringRef outputName,
+                                const ConvAttrs &attrs) {
+  size_t spatialDims = attrs.stride.size();
+  bool volume = spatialDims == 3;
+  if (failed(expectRank(op, volume ? "an NCDHW input" : "an NCHW input", input,
+                        2 + spatialDims)) ||
+      failed(expectRank(op, volume ? "an OIDHW weight" : "an OIHW weight",
+                        weight, 2 + spatialDims)) ||
       failed(expectSameElementType(op, "input", input, "weight", weight)) ||
       failed(expectSameElementType(op, "input", input, outputName, output)) ||
       failed(expectPositive(op, "groups", {attrs.groups})))
@@ -51,76 +57,114 @@ static LogicalResult verifyConv2d(Operation *op, RankedTensorType input,
            << "channels (" << filters << ") to be divisible by 'groups' ("
            << attrs.groups << ")";
   ArrayRef<int64_t> kernel = weight.getShape().drop_front(2);
-  if (failed(expectShape(op, "a weight", weight,
-                         {filters, channels / attrs.groups, kernel[0],
-                          kernel[1]})))
+  SmallVector<int64_t> weightShape = {filters, channels / attrs.groups};
+  weightShape.append(kernel.begin(), kernel.end());
+  if (failed(expectShape(op, "a weight", weight, weightShape)))
     return failure();
-  FailureOr<SmallVector<int64_t, 2>> spatial =
-      verifyWindow2d(op, input, kernel, attrs.stride, attrs.padding,
-                     attrs.dilation, /*ceilMode=*/false);
+  FailureOr<SmallVector<int64_t, 3>> spatial =
+      verifyWindow(op, input, kernel, attrs.stride, attrs.padding,
+                   attrs.dilation, /*ceilMode=*/false);
   if (failed(spatial))
     return failure();
-  return expectShape(op, ("a " + outputName).str(), output,
-                     {input.getDimSize(0), filters, (*spatial)[0],
-                      (*spatial)[1]});
+  SmallVector<int64_t> outputShape = {input.getDimSize(0), filters};
+  outputShape.append(spatial->begin(), spatial->end());
+  return expectShape(op, ("a " + outputName).str(), output, outputShape);
 }
 
 /// FLOPs of one convolution pass (forward, backward-input or backward-weight
-/// all do the same multiply-adds): 2 x outputs x (C / groups) x KH x KW.
+/// all do the same multiply-adds): 2 x outputs x (C / groups) x kernel size.
 static int64_t getConvFlops(RankedTensorType output, RankedTensorType weight) {
-  return 2 * output.getNumElements() * weight.getDimSize(1) *
-         weight.getDimSize(2) * weight.getDimSize(3);
+  return 2 * output.getNumElements() * weight.getNumElements() /
+         weight.getDimSize(0);
 }
 
-LogicalResult Conv2dOp::verify() {
-  if (failed(verifyConv2d(*this, getInput().getType(), getWeight().getType(),
-                          getType(), "result", getConvAttrs(*this))))
+template <typename ConvOp> static LogicalResult verifyConvForward(ConvOp op) {
+  if (failed(verifyConv(op, op.getInput().getType(), op.getWeight().getType(),
+                        op.getType(), "result", getConvAttrs(op))))
     return failure();
-  if (!getBias())
+  if (!op.getBias())
     return success();
-  RankedTensorType bias = getBias().getType();
-  if (failed(expectSameElementType(*this, "input", getInput().getType(),
-                                   "bias", bias)))
+  RankedTensorType bias = op.getBias().getType();
+  if (failed(expectSameElementType(op, "input", op.getInput().getType(), "bias",
+                                   bias)))
     return failure();
-  return expectShape(*this, "a bias", bias,
-                     {getWeight().getType().getDimSize(0)});
+  return expectShape(op, "a bias", bias,
+                     {op.getWeight().getType().getDimSize(0)});
 }
 
-int64_t Conv2dOp::getFlopCount() {
-  int64_t flops = getConvFlops(getType(), getWeight().getType());
-  return getBias() ? flops + getNumElements(getType()) : flops;
+template <typename ConvOp> static int64_t getConvForwardFlops(ConvOp op) {
+  int64_t flops = getConvFlops(op.getType(), op.getWeight().getType());
+  return op.getBias() ? flops + getNumElements(op.getType()) : flops;
 }
+
+template <typename BackwardInputOp>
+static LogicalResult verifyConvBackwardInput(BackwardInputOp op) {
+  return verifyConv(op, op.getType(), op.getWeight().getType(),
+                    op.getGradOutput().getType(), "grad_output",
+                    getConvAttrs(op));
+}
+
+template <typename BackwardWeightOp>
+static LogicalResult verifyConvBackwardWeight(BackwardWeightOp op) {
+  return verifyConv(op, op.getInput().getType(), op.getType(),
+                    op.getGradOutput().getType(), "grad_output",
+                    getConvAttrs(op));
+}
+
+/// The bias gradient sums grad_output [N, C, spatial...] to [C].
+static LogicalResult verifyConvBackwardBias(Operation *op,
+                                            RankedTensorType grad,
+                                            RankedTensorType result,
+                                            int64_t spatialDims) {
+  std::string layout =
+      spatialDims == 3 ? "an NCDHW grad_output" : "an NCHW grad_output";
+  if (failed(expectRank(op, layout, grad, 2 + spatialDims)) ||
+      failed(expectSameElementType(op, "grad_output", grad, "result", result)))
+    return failure();
+  return expectShape(op, "a result", result, {grad.getDimSize(1)});
+}
+
+LogicalResult Conv2dOp::verify() { return verifyConvForward(*this); }
+int64_t Conv2dOp::getFlopCount() { return getConvForwardFlops(*this); }
+LogicalResult Conv3dOp::verify() { return verifyConvForward(*this); }
+int64_t Conv3dOp::getFlopCount() { return getConvForwardFlops(*this); }
 
 LogicalResult Conv2dBackwardInputOp::verify() {
-  return verifyConv2d(*this, getType(), getWeight().getType(),
-                      getGradOutput().getType(), "grad_output",
-                      getConvAttrs(*this));
+  return verifyConvBackwardInput(*this);
 }
-
 int64_t Conv2dBackwardInputOp::getFlopCount() {
+  return getConvFlops(getGradOutput().getType(), getWeight().getType());
+}
+LogicalResult Conv3dBackwardInputOp::verify() {
+  return verifyConvBackwardInput(*this);
+}
+int64_t Conv3dBackwardInputOp::getFlopCount() {
   return getConvFlops(getGradOutput().getType(), getWeight().getType());
 }
 
 LogicalResult Conv2dBackwardWeightOp::verify() {
-  return verifyConv2d(*this, getInput().getType(), getType(),
-                      getGradOutput().getType(), "grad_output",
-                      getConvAttrs(*this));
+  return verifyConvBackwardWeight(*this);
 }
-
 int64_t Conv2dBackwardWeightOp::getFlopCount() {
+  return getConvFlops(getGradOutput().getType(), getType());
+}
+LogicalResult Conv3dBackwardWeightOp::verify() {
+  return verifyConvBackwardWeight(*this);
+}
+int64_t Conv3dBackwardWeightOp::getFlopCount() {
   return getConvFlops(getGradOutput().getType(), getType());
 }
 
 LogicalResult Conv2dBackwardBiasOp::verify() {
-  RankedTensorType grad = getGradOutput().getType();
-  if (failed(expectRank(*this, "an NCHW grad_output", grad, 4)) ||
-      failed(expectSameElementType(*this, "grad_output", grad, "result",
-                                   getType())))
-    return failure();
-  return expectShape(*this, "a result", getType(), {grad.getDimSize(1)});
+  return verifyConvBackwardBias(*this, getGradOutput().getType(), getType(), 2);
 }
-
 int64_t Conv2dBackwardBiasOp::getFlopCount() {
+  return getNumElements(getGradOutput().getType());
+}
+LogicalResult Conv3dBackwardBiasOp::verify() {
+  return verifyConvBackwardBias(*this, getGradOutput().getType(), getType(), 3);
+}
+int64_t Conv3dBackwardBiasOp::getFlopCount() {
   return getNumElements(getGradOutput().getType());
 }
 
@@ -129,20 +173,22 @@ int64_t Conv2dBackwardBiasOp::getFlopCount() {
 //===----------------------------------------------------------------------===//
 
 /// Checks a pooling window over `input` producing `output` (and, for max
-/// pooling, `indices` of the same shape). Padding is at most half the
-/// effective kernel, as ATen requires.
-static LogicalResult
-verifyPool2d(Operation *op, RankedTensorType input, RankedTensorType output,
-             StringRef outputName, ArrayRef<int64_t> kernel,
-             ArrayRef<int64_t> stride, ArrayRef<int64_t> padding,
-             ArrayRef<int64_t> dilation, bool ceilMode) {
+/// pooling, `indices` of the same shape), with one kernel size per spatial
+/// dimension (2 or 3). Padding is at most half the effective kernel, as ATen
+/// requires.
+static LogicalResult verifyPool(Operation *op, RankedTensorType input,
+                                RankedTensorType output, StringRef outputName,
+                                ArrayRef<int64_t> kernel,
+                                ArrayRef<int64_t> stride,
+                                ArrayRef<int64_t> padding,
+                                ArrayRef<int64_t> dilation, bool ceilMode) {
   if (failed(expectSameElementType(op, "input", input, outputName, output)))
     return failure();
-  FailureOr<SmallVector<int64_t, 2>> spatial =
-      verifyWindow2d(op, input, kernel, stride, padding, dilation, ceilMode);
+  FailureOr<SmallVector<int64_t, 3>> spatial =
+      verifyWindow(op, input, kernel, stride, padding, dilation, ceilMode);
   if (failed(spatial))
     return failure();
-  for (int i = 0; i < 2; ++i) {
+  for (size_t i = 0; i < kernel.size(); ++i) {
     int64_t effectiveKernel = dilation[i] * (kernel[i] - 1) + 1;
     if (2 * padding[i] > effectiveKernel)
       return op->emitOpError() << "expects 'padding' to be at most half the "
@@ -150,9 +196,9 @@ verifyPool2d(Operation *op, RankedTensorType input, RankedTensorType output,
                                << padding[i] << " for a window of "
                                << effectiveKernel;
   }
-  return expectShape(op, ("a " + outputName).str(), output,
-                     {input.getDimSize(0), input.getDimSize(1), (*spatial)[0],
-                      (*spatial)[1]});
+  SmallVector<int64_t> outputShape = {input.getDimSize(0), input.getDimSize(1)};
+  outputShape.append(spatial->begin(), spatial->end());
+  return expectShape(op, ("a " + outputName).str(), output, outputShape);
 }
 
 /// Checks that max pooling's indices are integers shaped as its output.
@@ -161,54 +207,93 @@ static LogicalResult verifyIndices(Operation *op, RankedTensorType indices,
   return expectShape(op, "indices", indices, output.getShape());
 }
 
-static const SmallVector<int64_t, 2> kNoDilation = {1, 1};
-
-LogicalResult MaxPool2dOp::verify() {
-  if (failed(verifyPool2d(*this, getInput().getType(), getResult().getType(),
-                          "result", getKernelSize(), getStride(), getPadding(),
-                          getDilation(), getCeilMode())))
-    return failure();
-  return verifyIndices(*this, getIndices().getType(), getResult().getType());
+/// The elements of one pooling window.
+static int64_t getWindowSize(ArrayRef<int64_t> kernel) {
+  int64_t size = 1;
+  for (int64_t extent : kernel)
+    size *= extent;
+  return size;
 }
 
+template <typename MaxPoolOp> static LogicalResult verifyMaxPool(MaxPoolOp op) {
+  if (failed(verifyPool(op, op.getInput().getType(), op.getResult().getType(),
+                        "result", op.getKernelSize(), op.getStride(),
+                        op.getPadding(), op.getDilation(), op.getCeilMode())))
+    return failure();
+  return verifyIndices(op, op.getIndices().getType(), op.getResult().getType());
+}
+
+template <typename MaxPoolBackwardOp>
+static LogicalResult verifyMaxPoolBackward(MaxPoolBackwardOp op) {
+  if (failed(verifyPool(op, op.getType(), op.getGradOutput().getType(),
+                        "grad_output", op.getKernelSize(), op.getStride(),
+                        op.getPadding(), op.getDilation(), op.getCeilMode())))
+    return failure();
+  return verifyIndices(op, op.getIndices().getType(),
+                       op.getGradOutput().getType());
+}
+
+/// Average pooling has no dilation: 1 per spatial dimension.
+template <typename AvgPoolOp>
+static LogicalResult verifyAvgPool(AvgPoolOp op, RankedTensorType input,
+                                   RankedTensorType output,
+                                   StringRef outputName) {
+  SmallVector<int64_t, 3> noDilation(op.getKernelSize().size(), 1);
+  return verifyPool(op, input, output, outputName, op.getKernelSize(),
+                    op.getStride(), op.getPadding(), noDilation,
+                    op.getCeilMode());
+}
+
+LogicalResult MaxPool2dOp::verify() { return verifyMaxPool(*this); }
+LogicalResult MaxPool3dOp::verify() { return verifyMaxPool(*this); }
 int64_t MaxPool2dOp::getFlopCount() {
-  ArrayRef<int64_t> kernel = getKernelSize();
-  return getNumElements(getResult().getType()) * kernel[0] * kernel[1];
+  return getNumElements(getResult().getType()) * getWindowSize(getKernelSize());
+}
+int64_t MaxPool3dOp::getFlopCount() {
+  return getNumElements(getResult().getType()) * getWindowSize(getKernelSize());
 }
 
 LogicalResult MaxPool2dBackwardOp::verify() {
-  if (failed(verifyPool2d(*this, getType(), getGradOutput().getType(),
-                          "grad_output", getKernelSize(), getStride(),
-                          getPadding(), getDilation(), getCeilMode())))
-    return failure();
-  return verifyIndices(*this, getIndices().getType(),
-                       getGradOutput().getType());
+  return verifyMaxPoolBackward(*this);
 }
-
+LogicalResult MaxPool3dBackwardOp::verify() {
+  return verifyMaxPoolBackward(*this);
+}
 int64_t MaxPool2dBackwardOp::getFlopCount() {
+  return getNumElements(getGradOutput().getType());
+}
+int64_t MaxPool3dBackwardOp::getFlopCount() {
   return getNumElements(getGradOutput().getType());
 }
 
 LogicalResult AvgPool2dOp::verify() {
-  return verifyPool2d(*this, getInput().getType(), getType(), "result",
-                      getKernelSize(), getStride(), getPadding(), kNoDilation,
-                      getCeilMode());
+  return verifyAvgPool(*this, getInput().getType(), getType(), "result");
 }
-
+LogicalResult AvgPool3dOp::verify() {
+  return verifyAvgPool(*this, getInput().getType(), getType(), "result");
+}
 int64_t AvgPool2dOp::getFlopCount() {
-  ArrayRef<int64_t> kernel = getKernelSize();
-  return getNumElements(getType()) * kernel[0] * kernel[1];
+  return getNumElements(getType()) * getWindowSize(getKernelSize());
+}
+int64_t AvgPool3dOp::getFlopCount() {
+  return getNumElements(getType()) * getWindowSize(getKernelSize());
 }
 
 LogicalResult AvgPool2dBackwardOp::verify() {
-  return verifyPool2d(*this, getType(), getGradOutput().getType(),
-                      "grad_output", getKernelSize(), getStride(),
-                      getPadding(), kNoDilation, getCeilMode());
+  return verifyAvgPool(*this, getType(), getGradOutput().getType(),
+                       "grad_output");
 }
-
+LogicalResult AvgPool3dBackwardOp::verify() {
+  return verifyAvgPool(*this, getType(), getGradOutput().getType(),
+                       "grad_output");
+}
 int64_t AvgPool2dBackwardOp::getFlopCount() {
-  ArrayRef<int64_t> kernel = getKernelSize();
-  return getNumElements(getGradOutput().getType()) * kernel[0] * kernel[1];
+  return getNumElements(getGradOutput().getType()) *
+         getWindowSize(getKernelSize());
+}
+int64_t AvgPool3dBackwardOp::getFlopCount() {
+  return getNumElements(getGradOutput().getType()) *
+         getWindowSize(getKernelSize());
 }
 
 //===----------------------------------------------------------------------===//

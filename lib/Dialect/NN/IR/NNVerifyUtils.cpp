@@ -102,19 +102,33 @@ LogicalResult mlir::nn::expectProbability(Operation *op, StringRef name,
                            << value;
 }
 
-FailureOr<SmallVector<int64_t, 2>>
-mlir::nn::verifyWindow2d(Operation *op, RankedTensorType input,
-                         ArrayRef<int64_t> kernel, ArrayRef<int64_t> stride,
-                         ArrayRef<int64_t> padding, ArrayRef<int64_t> dilation,
-                         bool ceilMode) {
-  if (failed(expectRank(op, "an NCHW input", input, 4)) ||
+/// The names of an input's dimensions with `spatialDims` spatial ones.
+static StringRef getSpatialLayout(size_t spatialDims) {
+  return spatialDims == 3 ? "NCDHW" : "NCHW";
+}
+
+/// The name of spatial dimension `i` of `spatialDims` (the last is W).
+static StringRef getSpatialDimName(size_t i, size_t spatialDims) {
+  static const char *const names[] = {"D", "H", "W"};
+  return names[3 - spatialDims + i];
+}
+
+FailureOr<SmallVector<int64_t, 3>>
+mlir::nn::verifyWindow(Operation *op, RankedTensorType input,
+                       ArrayRef<int64_t> kernel, ArrayRef<int64_t> stride,
+                       ArrayRef<int64_t> padding, ArrayRef<int64_t> dilation,
+                       bool ceilMode) {
+  size_t spatialDims = kernel.size();
+  assert(spatialDims >= 2 && spatialDims <= 3 && "a 2-D or 3-D window");
+  std::string layout = ("an " + getSpatialLayout(spatialDims) + " input").str();
+  if (failed(expectRank(op, layout, input, 2 + spatialDims)) ||
       failed(expectPositive(op, "kernel_size", kernel)) ||
       failed(expectPositive(op, "stride", stride)) ||
       failed(expectNonNegative(op, "padding", padding)) ||
       failed(expectPositive(op, "dilation", dilation)))
     return failure();
-  SmallVector<int64_t, 2> outputSize;
-  for (int i = 0; i < 2; ++i) {
+  SmallVector<int64_t, 3> outputSize;
+  for (size_t i = 0; i < spatialDims; ++i) {
     WindowGeometry window{kernel[i], stride[i], padding[i], dilation[i],
                           ceilMode};
     std::optional<int64_t> size =
@@ -124,7 +138,7 @@ mlir::nn::verifyWindow2d(Operation *op, RankedTensorType input,
              << "window of effective size " << dilation[i] * (kernel[i] - 1) + 1
              << " does not fit the padded input of size "
              << input.getDimSize(2 + i) + 2 * padding[i] << " along "
-             << (i == 0 ? "H" : "W");
+             << getSpatialDimName(i, spatialDims);
     outputSize.push_back(*size);
   }
   return outputSize;

@@ -58,14 +58,14 @@ LogicalResult expectNonNegative(Operation *op, StringRef name,
 /// "expects '<name>' in [0, 1)".
 LogicalResult expectProbability(Operation *op, StringRef name, double value);
 
-/// Checks a 2-D sliding window (convolution or pooling) over NCHW `input`
-/// and returns the output's spatial size, or emits an error naming the
-/// attribute that is wrong or saying the window does not fit.
-FailureOr<SmallVector<int64_t, 2>>
-verifyWindow2d(Operation *op, RankedTensorType input,
-               ArrayRef<int64_t> kernel, ArrayRef<int64_t> stride,
-               ArrayRef<int64_t> padding, ArrayRef<int64_t> dilation,
-               bool ceilMode);
+/// Checks a sliding window (convolution or pooling) with one kernel size per
+/// spatial dimension (2: over NCHW `input`, 3: over NCDHW) and returns the
+/// output's spatial size, or emits an error naming the attribute that is
+/// wrong or saying the window does not fit.
+FailureOr<SmallVector<int64_t, 3>>
+verifyWindow(Operation *op, RankedTensorType input, ArrayRef<int64_t> kernel,
+             ArrayRef<int64_t> stride, ArrayRef<int64_t> padding,
+             ArrayRef<int64_t> dilation, bool ceilMode);
 
 } // namespace mlir::nn
 

@@ -15,46 +15,61 @@ using remat::GradientBuilder;
 
 using Gradients = MutableArrayRef<Value>;
 
-static LogicalResult conv2dGradient(Conv2dOp op, GradientBuilder &b,
+/// The ops of one convolution family (2-D or 3-D).
+template <typename Conv, typename BackwardInput, typename BackwardWeight,
+          typename BackwardBias>
+struct ConvFamily {
+  static LogicalResult convGradient(Conv op, GradientBuilder &b,
                                     ArrayRef<Value> gy, ArrayRef<bool> needed,
                                     Gradients grads) {
-  if (needed[0])
-    grads[0] = b.create<Conv2dBackwardInputOp>(
-        "grad_input", op.getInput().getType(), gy[0], op.getWeight(),
-        op.getStrideAttr(), op.getPaddingAttr(), op.getDilationAttr(),
-        op.getGroupsAttr());
-  if (needed[1])
-    grads[1] = b.create<Conv2dBackwardWeightOp>(
-        "grad_weight", op.getWeight().getType(), gy[0], op.getInput(),
-        op.getStrideAttr(), op.getPaddingAttr(), op.getDilationAttr(),
-        op.getGroupsAttr());
-  if (op.getBias() && needed[2])
-    grads[2] = b.create<Conv2dBackwardBiasOp>("grad_bias",
-                                              op.getBias().getType(), gy[0]);
-  return success();
-}
+    if (needed[0])
+      grads[0] = b.create<BackwardInput>(
+          "grad_input", op.getInput().getType(), gy[0], op.getWeight(),
+          op.getStrideAttr(), op.getPaddingAttr(), op.getDilationAttr(),
+          op.getGroupsAttr());
+    if (needed[1])
+      grads[1] = b.create<BackwardWeight>(
+          "grad_weight", op.getWeight().getType(), gy[0], op.getInput(),
+          op.getStrideAttr(), op.getPaddingAttr(), op.getDilationAttr(),
+          op.getGroupsAttr());
+    if (op.getBias() && needed[2])
+      grads[2] =
+          b.create<BackwardBias>("grad_bias", op.getBias().getType(), gy[0]);
+    return success();
+  }
 
-/// conv2d_backward_input is also the transposed convolution: linear in
-/// each operand, its gradients are the convolution of the result's gradient
-/// with the weight, and the weight gradient with the roles of input and
-/// output gradient exchanged.
-static LogicalResult conv2dTransposeGradient(Conv2dBackwardInputOp op,
-                                             GradientBuilder &b,
-                                             ArrayRef<Value> gy,
-                                             ArrayRef<bool> needed,
-                                             Gradients grads) {
-  if (needed[0])
-    grads[0] = b.create<Conv2dOp>("grad_input", op.getGradOutput().getType(),
-                                  gy[0], op.getWeight(), Value(),
-                                  op.getStrideAttr(), op.getPaddingAttr(),
-                                  op.getDilationAttr(), op.getGroupsAttr());
-  if (needed[1])
-    grads[1] = b.create<Conv2dBackwardWeightOp>(
-        "grad_weight", op.getWeight().getType(), op.getGradOutput(), gy[0],
-        op.getStrideAttr(), op.getPaddingAttr(), op.getDilationAttr(),
-        op.getGroupsAttr());
-  return success();
-}
+  /// The backward-input op is also the transposed convolution: linear in
+  /// each operand, its gradients are the convolution of the result's
+  /// gradient with the weight, and the weight gradient with the roles of
+  /// input and output gradient exchanged.
+  static LogicalResult transposeGradient(BackwardInput op, GradientBuilder &b,
+                                         ArrayRef<Value> gy,
+                                         ArrayRef<bool> needed,
+                                         Gradients grads) {
+    if (needed[0])
+      grads[0] = b.create<Conv>("grad_input", op.getGradOutput().getType(),
+                                gy[0], op.getWeight(), Value(),
+                                op.getStrideAttr(), op.getPaddingAttr(),
+                                op.getDilationAttr(), op.getGroupsAttr());
+    if (needed[1])
+      grads[1] = b.create<BackwardWeight>(
+          "grad_weight", op.getWeight().getType(), op.getGradOutput(), gy[0],
+          op.getStrideAttr(), op.getPaddingAttr(), op.getDilationAttr(),
+          op.getGroupsAttr());
+    return success();
+  }
+
+  static void attach(MLIRContext *context) {
+    Conv::template attachInterface<GradientModel<Conv, convGradient>>(*context);
+    BackwardInput::template attachInterface<
+        GradientModel<BackwardInput, transposeGradient>>(*context);
+  }
+};
+
+using Conv2dFamily = ConvFamily<Conv2dOp, Conv2dBackwardInputOp,
+                                Conv2dBackwardWeightOp, Conv2dBackwardBiasOp>;
+using Conv3dFamily = ConvFamily<Conv3dOp, Conv3dBackwardInputOp,
+                                Conv3dBackwardWeightOp, Conv3dBackwardBiasOp>;
 
 static LogicalResult batchNormGradient(BatchNormOp op, GradientBuilder &b,
                                        ArrayRef<Value> gy,
@@ -97,25 +112,27 @@ static LogicalResult layerNormGradient(LayerNormOp op, GradientBuilder &b,
   return success();
 }
 
-static LogicalResult maxPoolGradient(MaxPool2dOp op, GradientBuilder &b,
+template <typename MaxPoolOp, typename BackwardOp>
+static LogicalResult maxPoolGradient(MaxPoolOp op, GradientBuilder &b,
                                      ArrayRef<Value> gy, ArrayRef<bool> needed,
                                      Gradients grads) {
   if (failed(checkOnlyFirstResult(op, gy)))
     return failure();
-  grads[0] = b.create<MaxPool2dBackwardOp>(
-      "grad", op.getInput().getType(), gy[0], op.getIndices(),
-      op.getKernelSizeAttr(), op.getStrideAttr(), op.getPaddingAttr(),
-      op.getDilationAttr(), op.getCeilModeAttr());
+  grads[0] = b.create<BackwardOp>("grad", op.getInput().getType(), gy[0],
+                                  op.getIndices(), op.getKernelSizeAttr(),
+                                  op.getStrideAttr(), op.getPaddingAttr(),
+                                  op.getDilationAttr(), op.getCeilModeAttr());
   return success();
 }
 
-static LogicalResult avgPoolGradient(AvgPool2dOp op, GradientBuilder &b,
+template <typename AvgPoolOp, typename BackwardOp>
+static LogicalResult avgPoolGradient(AvgPoolOp op, GradientBuilder &b,
                                      ArrayRef<Value> gy, ArrayRef<bool> needed,
                                      Gradients grads) {
-  grads[0] = b.create<AvgPool2dBackwardOp>(
-      "grad", op.getInput().getType(), gy[0], op.getKernelSizeAttr(),
-      op.getStrideAttr(), op.getPaddingAttr(), op.getCeilModeAttr(),
-      op.getCountIncludePadAttr());
+  grads[0] = b.create<BackwardOp>("grad", op.getInput().getType(), gy[0],
+                                  op.getKernelSizeAttr(), op.getStrideAttr(),
+                                  op.getPaddingAttr(), op.getCeilModeAttr(),
+                                  op.getCountIncludePadAttr());
   return success();
 }
 
@@ -236,18 +253,25 @@ static LogicalResult dropoutGradient(DropoutOp op, GradientBuilder &b,
 }
 
 void mlir::nn::registerNetworkGradientRules(MLIRContext *context) {
-  Conv2dOp::attachInterface<GradientModel<Conv2dOp, conv2dGradient>>(*context);
-  Conv2dBackwardInputOp::attachInterface<
-      GradientModel<Conv2dBackwardInputOp, conv2dTransposeGradient>>(*context);
+  Conv2dFamily::attach(context);
+  Conv3dFamily::attach(context);
   BatchNormOp::attachInterface<GradientModel<BatchNormOp, batchNormGradient>>(
       *context);
   BatchNormUpdateStatsOp::attachInterface<GradientModel<
       BatchNormUpdateStatsOp, noGradient, notDifferentiable>>(*context);
   LayerNormOp::attachInterface<GradientModel<LayerNormOp, layerNormGradient>>(
       *context);
-  MaxPool2dOp::attachInterface<GradientModel<MaxPool2dOp, maxPoolGradient>>(
+  MaxPool2dOp::attachInterface<GradientModel<
+      MaxPool2dOp, maxPoolGradient<MaxPool2dOp, MaxPool2dBackwardOp>>>(
       *context);
-  AvgPool2dOp::attachInterface<GradientModel<AvgPool2dOp, avgPoolGradient>>(
+  MaxPool3dOp::attachInterface<GradientModel<
+      MaxPool3dOp, maxPoolGradient<MaxPool3dOp, MaxPool3dBackwardOp>>>(
+      *context);
+  AvgPool2dOp::attachInterface<GradientModel<
+      AvgPool2dOp, avgPoolGradient<AvgPool2dOp, AvgPool2dBackwardOp>>>(
+      *context);
+  AvgPool3dOp::attachInterface<GradientModel<
+      AvgPool3dOp, avgPoolGradient<AvgPool3dOp, AvgPool3dBackwardOp>>>(
       *context);
   AdaptiveAvgPool2dOp::attachInterface<
       GradientModel<AdaptiveAvgPool2dOp, adaptiveAvgPoolGradient>>(*context);

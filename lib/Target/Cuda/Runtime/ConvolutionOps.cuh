@@ -1,8 +1,9 @@
-//===- ConvolutionOps.cuh - conv2d and its gradients through cuDNN --------===//
+//===- ConvolutionOps.cuh - convolutions and their gradients via cuDNN ----===//
 //
-// Part of the runtime pasted after RematCudaOps.cuh. conv2d, its input and
-// weight gradients run through cuDNN's legacy convolution API on NCHW float
-// tensors (cross-correlation, as ATen's); the bias gradient is a kernel.
+// Part of the runtime pasted after RematCudaOps.cuh. conv2d and conv3d, their
+// input and weight gradients run through cuDNN's legacy convolution API with
+// N-d descriptors on NCHW and NCDHW float tensors (cross-correlation, as
+// ATen's); the bias gradient is a kernel.
 //
 // Math: the convolution descriptor asks for CUDNN_FMA_MATH, so that no
 // algorithm uses TF32 tensor cores (results stay comparable with remat-run's
@@ -19,6 +20,26 @@
 
 namespace remat_rt {
 
+/// dims = [first, second, spatial...].
+inline void setDims(int *dims, int first, int second, const int *spatial,
+                    int spatialDims) {
+  dims[0] = first;
+  dims[1] = second;
+  for (int d = 0; d < spatialDims; ++d)
+    dims[2 + d] = spatial[d];
+}
+
+/// Sets `desc` to a dense row-major float tensor of `rank` dims.
+inline void setPackedTensor(cudnnTensorDescriptor_t desc, int rank,
+                            const int *dims) {
+  int strides[5];
+  strides[rank - 1] = 1;
+  for (int d = rank - 2; d >= 0; --d)
+    strides[d] = strides[d + 1] * dims[d + 1];
+  REMAT_CHECK_CUDNN(
+      cudnnSetTensorNdDescriptor(desc, CUDNN_DATA_FLOAT, rank, dims, strides));
+}
+
 /// The cuDNN descriptors of one convolution (x, w, y and the convolution
 /// itself), destroyed with the object.
 struct ConvDescriptors {
@@ -32,32 +53,35 @@ struct ConvDescriptors {
     REMAT_CHECK_CUDNN(cudnnCreateTensorDescriptor(&y));
     REMAT_CHECK_CUDNN(cudnnCreateFilterDescriptor(&w));
     REMAT_CHECK_CUDNN(cudnnCreateConvolutionDescriptor(&conv));
-    REMAT_CHECK_CUDNN(cudnnSetTensor4dDescriptor(
-        x, CUDNN_TENSOR_NCHW, CUDNN_DATA_FLOAT, shape.n, shape.c, shape.h,
-        shape.w));
-    REMAT_CHECK_CUDNN(cudnnSetTensor4dDescriptor(
-        y, CUDNN_TENSOR_NCHW, CUDNN_DATA_FLOAT, shape.n, shape.k, shape.p,
-        shape.q));
-    REMAT_CHECK_CUDNN(cudnnSetFilter4dDescriptor(
-        w, CUDNN_DATA_FLOAT, CUDNN_TENSOR_NCHW, shape.k,
-        shape.c / shape.groups, shape.r, shape.s));
-    REMAT_CHECK_CUDNN(cudnnSetConvolution2dDescriptor(
-        conv, shape.padH, shape.padW, shape.strideH, shape.strideW,
-        shape.dilationH, shape.dilationW, CUDNN_CROSS_CORRELATION,
-        CUDNN_DATA_FLOAT));
+    int rank = 2 + shape.spatialDims;
+    int xDims[5], yDims[5], wDims[5];
+    setDims(xDims, shape.n, shape.c, shape.in, shape.spatialDims);
+    setDims(yDims, shape.n, shape.k, shape.out, shape.spatialDims);
+    setDims(wDims, shape.k, shape.c / shape.groups, shape.kernel,
+            shape.spatialDims);
+    setPackedTensor(x, rank, xDims);
+    setPackedTensor(y, rank, yDims);
+    REMAT_CHECK_CUDNN(cudnnSetFilterNdDescriptor(w, CUDNN_DATA_FLOAT,
+                                                 CUDNN_TENSOR_NCHW, rank,
+                                                 wDims));
+    REMAT_CHECK_CUDNN(cudnnSetConvolutionNdDescriptor(
+        conv, shape.spatialDims, shape.padding, shape.stride, shape.dilation,
+        CUDNN_CROSS_CORRELATION, CUDNN_DATA_FLOAT));
     REMAT_CHECK_CUDNN(cudnnSetConvolutionGroupCount(conv, shape.groups));
     REMAT_CHECK_CUDNN(cudnnSetConvolutionMathType(conv, CUDNN_FMA_MATH));
 
     // The output size cuDNN derives must be the one the plan gives (for the
     // input gradient too: x's extra rows past the last window are allowed).
-    int n = 0, k = 0, p = 0, q = 0;
+    int derived[5] = {};
     REMAT_CHECK_CUDNN(
-        cudnnGetConvolution2dForwardOutputDim(conv, x, w, &n, &k, &p, &q));
-    if (n != shape.n || k != shape.k || p != shape.p || q != shape.q) {
+        cudnnGetConvolutionNdForwardOutputDim(conv, x, w, rank, derived));
+    for (int d = 0; d < rank; ++d) {
+      if (derived[d] == yDims[d])
+        continue;
       std::fprintf(stderr,
-                   "error: %s: conv2d output [%d, %d, %d, %d] does not match "
-                   "cuDNN's [%d, %d, %d, %d]\n",
-                   currentOp, shape.n, shape.k, shape.p, shape.q, n, k, p, q);
+                   "error: %s: convolution output dimension %d is %d, cuDNN "
+                   "derives %d\n",
+                   currentOp, d, yDims[d], derived[d]);
       std::exit(1);
     }
   }
@@ -128,7 +152,7 @@ inline void convRunFittingAlgorithm(const char *direction, const Perf *perf,
       return;
     if (CUDNN_STATUS_CATEGORY(status) != CUDNN_STATUS_NOT_SUPPORTED) {
       std::fprintf(stderr,
-                   "error: %s: cuDNN conv2d %s (algorithm %d) failed: %s\n",
+                   "error: %s: cuDNN convolution %s (algorithm %d) failed: %s\n",
                    currentOp, direction, int(candidates[i]),
                    cudnnGetErrorString(status));
       std::exit(1);
@@ -136,7 +160,7 @@ inline void convRunFittingAlgorithm(const char *direction, const Perf *perf,
     lastStatus = status;
   }
   std::fprintf(stderr,
-               "error: %s: no cuDNN conv2d %s algorithm runs within the "
+               "error: %s: no cuDNN convolution %s algorithm runs within the "
                "workspace of %zu bytes (%d tried, the last: %s; the "
                "no-workspace algorithm %d: ",
                currentOp, direction, workspaceBytes, count,
@@ -149,10 +173,10 @@ inline void convRunFittingAlgorithm(const char *direction, const Perf *perf,
   std::exit(1);
 }
 
-inline void conv2dForward(Context &ctx, const float *x, const float *w,
-                          const float *bias, float *y, const ConvShape &shape,
-                          void *workspace, size_t workspaceBytes) {
-  if (int64_t(shape.n) * shape.k * shape.p * shape.q == 0)
+inline void convForward(Context &ctx, const float *x, const float *w,
+                        const float *bias, float *y, const ConvShape &shape,
+                        void *workspace, size_t workspaceBytes) {
+  if (shape.outputCount() == 0)
     return;
   convUseStream(ctx);
   ConvDescriptors desc(shape);
@@ -178,24 +202,26 @@ inline void conv2dForward(Context &ctx, const float *x, const float *w,
       });
 
   if (bias) {
-    // y += bias broadcast over [1, k, 1, 1].
+    // y += bias broadcast over [1, k, 1...].
     cudnnTensorDescriptor_t biasDesc = nullptr;
     REMAT_CHECK_CUDNN(cudnnCreateTensorDescriptor(&biasDesc));
-    REMAT_CHECK_CUDNN(cudnnSetTensor4dDescriptor(
-        biasDesc, CUDNN_TENSOR_NCHW, CUDNN_DATA_FLOAT, 1, shape.k, 1, 1));
+    const int ones[3] = {1, 1, 1};
+    int biasDims[5];
+    setDims(biasDims, 1, shape.k, ones, shape.spatialDims);
+    setPackedTensor(biasDesc, 2 + shape.spatialDims, biasDims);
     REMAT_CHECK_CUDNN(
         cudnnAddTensor(ctx.cudnn, &one, biasDesc, bias, &one, desc.y, y));
     REMAT_CHECK_CUDNN(cudnnDestroyTensorDescriptor(biasDesc));
   }
 }
 
-inline void conv2dBackwardInput(Context &ctx, const float *dy, const float *w,
-                                float *dx, const ConvShape &shape,
-                                void *workspace, size_t workspaceBytes) {
-  int64_t dxCount = int64_t(shape.n) * shape.c * shape.h * shape.w;
+inline void convBackwardInput(Context &ctx, const float *dy, const float *w,
+                              float *dx, const ConvShape &shape,
+                              void *workspace, size_t workspaceBytes) {
+  int64_t dxCount = shape.inputCount();
   if (dxCount == 0)
     return;
-  if (int64_t(shape.n) * shape.k * shape.p * shape.q == 0) {
+  if (shape.outputCount() == 0) {
     REMAT_CHECK_CUDA(
         cudaMemsetAsync(dx, 0, size_t(dxCount) * sizeof(float), ctx.stream));
     return;
@@ -224,15 +250,13 @@ inline void conv2dBackwardInput(Context &ctx, const float *dy, const float *w,
       });
 }
 
-inline void conv2dBackwardWeight(Context &ctx, const float *dy,
-                                 const float *x, float *dw,
-                                 const ConvShape &shape, void *workspace,
-                                 size_t workspaceBytes) {
-  int64_t dwCount = int64_t(shape.k) * (shape.c / shape.groups) * shape.r *
-                    shape.s;
+inline void convBackwardWeight(Context &ctx, const float *dy, const float *x,
+                               float *dw, const ConvShape &shape,
+                               void *workspace, size_t workspaceBytes) {
+  int64_t dwCount = shape.weightCount();
   if (dwCount == 0)
     return;
-  if (int64_t(shape.n) * shape.p * shape.q == 0) {
+  if (shape.outputCount() == 0) {
     REMAT_CHECK_CUDA(
         cudaMemsetAsync(dw, 0, size_t(dwCount) * sizeof(float), ctx.stream));
     return;
@@ -263,7 +287,7 @@ inline void conv2dBackwardWeight(Context &ctx, const float *dy,
 }
 
 /// One block per output channel (grid-stride over channels): db[ch] = the
-/// sum of dy[:, ch, :, :], accumulated in double.
+/// sum of dy[:, ch, ...], accumulated in double.
 __global__ void convBackwardBiasKernel(const float *dy, float *db, int64_t n,
                                        int64_t k, int64_t plane) {
   __shared__ double partial[32];
@@ -291,13 +315,12 @@ __global__ void convBackwardBiasKernel(const float *dy, float *db, int64_t n,
   }
 }
 
-inline void conv2dBackwardBias(Context &ctx, const float *dy, float *db,
-                               int n, int k, int p, int q) {
+inline void convBackwardBias(Context &ctx, const float *dy, float *db, int n,
+                             int k, int64_t plane) {
   if (k == 0)
     return;
   int blocks = k < 65535 * 8 ? k : 65535 * 8;
-  convBackwardBiasKernel<<<blocks, 256, 0, ctx.stream>>>(
-      dy, db, n, k, int64_t(p) * q);
+  convBackwardBiasKernel<<<blocks, 256, 0, ctx.stream>>>(dy, db, n, k, plane);
   REMAT_CHECK_LAUNCH();
 }
 

@@ -1,12 +1,13 @@
 //===- PoolingOps.cuh - pooling and bilinear resampling kernels -----------===//
 //
-// Part of the runtime pasted after RematCudaOps.cuh. Max, average and
-// adaptive average pooling and bilinear upsampling on NCHW float tensors,
-// with their gradients, following ATen's CPU kernels window for window:
+// Part of the runtime pasted after RematCudaOps.cuh. Max and average pooling
+// on NCHW and NCDHW float tensors (a 2-D pooling is a 3-D one of depth 1),
+// adaptive average pooling and bilinear upsampling on NCHW ones, with their
+// gradients, following ATen's CPU kernels window for window:
 //
-// - max_pool2d: padding reads as -inf; the first maximum in row-major window
+// - max pooling: padding reads as -inf; the first maximum in row-major window
 //   order wins, a NaN wins over any number (as ATen's `val > max || isnan`).
-// - avg_pool2d: a window ends at most `pad` past the input (ceil mode's last
+// - average pooling: a window ends at most `pad` past the input (ceil mode's last
 //   window is cut there); the divisor is divisor_override if given, else the
 //   window size counting padding (count_include_pad) or not; a window with
 //   no input element gives 0.
@@ -14,7 +15,7 @@
 // - upsample_bilinear2d without scale factors: scale (in - 1) / (out - 1)
 //   with align_corners, else in / out with the source index clamped at 0.
 //
-// ceil_mode is folded into the output sizes p, q by the caller. Forward
+// ceil_mode is folded into the output sizes by the caller. Forward
 // kernels compute one output element per thread; gradients that scatter
 // zero their output first and add with atomicAdd.
 //
@@ -26,38 +27,59 @@ namespace remat_rt {
 // Max pooling
 //===----------------------------------------------------------------------===//
 
+/// Output element i's coordinates: its (n, c) plane and its position in
+/// each spatial dimension (depth, height, width).
+struct PoolPosition {
+  int64_t plane;
+  int64_t at[3];
+};
+
+__device__ inline PoolPosition poolPosition(const PoolShape &shape,
+                                            int64_t i) {
+  PoolPosition position;
+  position.at[2] = i % shape.out[2];
+  i /= shape.out[2];
+  position.at[1] = i % shape.out[1];
+  i /= shape.out[1];
+  position.at[0] = i % shape.out[0];
+  position.plane = i / shape.out[0];
+  return position;
+}
+
+__device__ inline int64_t poolPlaneIn(const PoolShape &shape) {
+  return int64_t(shape.in[0]) * shape.in[1] * shape.in[2];
+}
+
 __global__ void poolMaxForwardKernel(const float *x, float *y,
                                      int64_t *indices, PoolShape shape,
                                      int64_t count) {
-  const int64_t h = shape.h, w = shape.w, p = shape.p, q = shape.q;
   for (int64_t i = blockIdx.x * int64_t(blockDim.x) + threadIdx.x; i < count;
        i += int64_t(gridDim.x) * blockDim.x) {
-    int64_t oj = i % q, oi = (i / q) % p, plane = i / (p * q);
-    // The window's first row and column and its end, then the first row and
-    // column inside the input (ATen steps over the padding by dilation).
-    int64_t h0 = oi * shape.strideH - shape.padH;
-    int64_t w0 = oj * shape.strideW - shape.padW;
-    int64_t h1 = h0 + int64_t(shape.kernelH - 1) * shape.dilationH + 1;
-    int64_t w1 = w0 + int64_t(shape.kernelW - 1) * shape.dilationW + 1;
-    h1 = h1 < h ? h1 : h;
-    w1 = w1 < w ? w1 : w;
-    while (h0 < 0)
-      h0 += shape.dilationH;
-    while (w0 < 0)
-      w0 += shape.dilationW;
-
-    const float *in = x + plane * h * w;
-    int64_t maxIndex = h0 * w + w0;
+    PoolPosition position = poolPosition(shape, i);
+    // Per dimension: the window's first index and its end, then the first
+    // index inside the input (ATen steps over the padding by dilation).
+    int64_t first[3], end[3];
+    for (int d = 0; d < 3; ++d) {
+      first[d] = position.at[d] * shape.stride[d] - shape.padding[d];
+      end[d] = first[d] + int64_t(shape.kernel[d] - 1) * shape.dilation[d] + 1;
+      end[d] = end[d] < shape.in[d] ? end[d] : shape.in[d];
+      while (first[d] < 0)
+        first[d] += shape.dilation[d];
+    }
+    const int64_t h = shape.in[1], w = shape.in[2];
+    const float *in = x + position.plane * poolPlaneIn(shape);
+    int64_t maxIndex = (first[0] * h + first[1]) * w + first[2];
     float maxValue = -INFINITY;
-    for (int64_t hi = h0; hi < h1; hi += shape.dilationH)
-      for (int64_t wi = w0; wi < w1; wi += shape.dilationW) {
-        int64_t index = hi * w + wi;
-        float value = in[index];
-        if (value > maxValue || isnan(value)) {
-          maxValue = value;
-          maxIndex = index;
+    for (int64_t di = first[0]; di < end[0]; di += shape.dilation[0])
+      for (int64_t hi = first[1]; hi < end[1]; hi += shape.dilation[1])
+        for (int64_t wi = first[2]; wi < end[2]; wi += shape.dilation[2]) {
+          int64_t index = (di * h + hi) * w + wi;
+          float value = in[index];
+          if (value > maxValue || isnan(value)) {
+            maxValue = value;
+            maxIndex = index;
+          }
         }
-      }
     y[i] = maxValue;
     indices[i] = maxIndex;
   }
@@ -75,9 +97,9 @@ __global__ void poolMaxBackwardKernel(const float *dy, const int64_t *indices,
   }
 }
 
-inline void maxPool2dForward(Context &ctx, const float *x, float *y,
-                             int64_t *indices, const PoolShape &shape) {
-  int64_t count = int64_t(shape.n) * shape.c * shape.p * shape.q;
+inline void maxPoolForward(Context &ctx, const float *x, float *y,
+                           int64_t *indices, const PoolShape &shape) {
+  int64_t count = shape.outputCount();
   if (count == 0)
     return;
   poolMaxForwardKernel<<<blocksFor(count), 256, 0, ctx.stream>>>(
@@ -85,19 +107,19 @@ inline void maxPool2dForward(Context &ctx, const float *x, float *y,
   REMAT_CHECK_LAUNCH();
 }
 
-inline void maxPool2dBackward(Context &ctx, const float *dy,
-                              const int64_t *indices, float *dx,
-                              const PoolShape &shape) {
-  int64_t planeIn = int64_t(shape.h) * shape.w;
-  int64_t dxCount = int64_t(shape.n) * shape.c * planeIn;
+inline void maxPoolBackward(Context &ctx, const float *dy,
+                            const int64_t *indices, float *dx,
+                            const PoolShape &shape) {
+  int64_t dxCount = shape.inputCount();
   if (dxCount == 0)
     return;
   REMAT_CHECK_CUDA(
       cudaMemsetAsync(dx, 0, size_t(dxCount) * sizeof(float), ctx.stream));
-  int64_t planeOut = int64_t(shape.p) * shape.q;
-  int64_t count = int64_t(shape.n) * shape.c * planeOut;
+  int64_t count = shape.outputCount();
   if (count == 0)
     return;
+  int64_t planeIn = dxCount / (int64_t(shape.n) * shape.c);
+  int64_t planeOut = count / (int64_t(shape.n) * shape.c);
   poolMaxBackwardKernel<<<blocksFor(count), 256, 0, ctx.stream>>>(
       dy, indices, dx, planeIn, planeOut, count);
   REMAT_CHECK_LAUNCH();
@@ -107,78 +129,82 @@ inline void maxPool2dBackward(Context &ctx, const float *dy,
 // Average pooling
 //===----------------------------------------------------------------------===//
 
-/// The input window of output (oi, oj) clipped to the input, and its divisor
-/// (ATen's rule; the divisor is 0 only for an empty window without padding
-/// counted).
+/// The input window of an output position clipped to the input, per
+/// dimension [first, end), and its divisor (ATen's rule; the divisor is 0
+/// only for an empty window without padding counted).
 struct PoolAvgWindow {
-  int64_t h0, h1, w0, w1;
+  int64_t first[3], end[3];
   int64_t divisor;
+  __device__ bool empty() const {
+    return first[0] >= end[0] || first[1] >= end[1] || first[2] >= end[2];
+  }
 };
 
 __device__ inline PoolAvgWindow poolAvgWindow(const PoolShape &shape,
-                                              int64_t oi, int64_t oj) {
+                                              const PoolPosition &position) {
   PoolAvgWindow win;
-  int64_t h0 = oi * shape.strideH - shape.padH;
-  int64_t w0 = oj * shape.strideW - shape.padW;
-  int64_t h1 = h0 + shape.kernelH, w1 = w0 + shape.kernelW;
-  int64_t hEnd = int64_t(shape.h) + shape.padH;
-  int64_t wEnd = int64_t(shape.w) + shape.padW;
-  h1 = h1 < hEnd ? h1 : hEnd;
-  w1 = w1 < wEnd ? w1 : wEnd;
-  int64_t poolSize = (h1 - h0) * (w1 - w0);
-  win.h0 = h0 > 0 ? h0 : 0;
-  win.w0 = w0 > 0 ? w0 : 0;
-  win.h1 = h1 < shape.h ? h1 : shape.h;
-  win.w1 = w1 < shape.w ? w1 : shape.w;
+  int64_t poolSize = 1, inside = 1;
+  for (int d = 0; d < 3; ++d) {
+    int64_t first = position.at[d] * shape.stride[d] - shape.padding[d];
+    int64_t end = first + shape.kernel[d];
+    int64_t paddedEnd = int64_t(shape.in[d]) + shape.padding[d];
+    end = end < paddedEnd ? end : paddedEnd;
+    poolSize *= end - first;
+    win.first[d] = first > 0 ? first : 0;
+    win.end[d] = end < shape.in[d] ? end : shape.in[d];
+    inside *= win.end[d] - win.first[d];
+  }
   if (shape.divisorOverride != 0)
     win.divisor = shape.divisorOverride;
   else if (shape.countIncludePad)
     win.divisor = poolSize;
   else
-    win.divisor = (win.h1 - win.h0) * (win.w1 - win.w0);
+    win.divisor = inside;
   return win;
 }
 
 __global__ void poolAvgForwardKernel(const float *x, float *y,
                                      PoolShape shape, int64_t count) {
-  const int64_t h = shape.h, w = shape.w, p = shape.p, q = shape.q;
+  const int64_t h = shape.in[1], w = shape.in[2];
   for (int64_t i = blockIdx.x * int64_t(blockDim.x) + threadIdx.x; i < count;
        i += int64_t(gridDim.x) * blockDim.x) {
-    int64_t oj = i % q, oi = (i / q) % p, plane = i / (p * q);
-    PoolAvgWindow win = poolAvgWindow(shape, oi, oj);
-    if (win.h0 >= win.h1 || win.w0 >= win.w1) {
+    PoolPosition position = poolPosition(shape, i);
+    PoolAvgWindow win = poolAvgWindow(shape, position);
+    if (win.empty()) {
       y[i] = 0.0f;
       continue;
     }
-    const float *in = x + plane * h * w;
+    const float *in = x + position.plane * poolPlaneIn(shape);
     float sum = 0.0f;
-    for (int64_t hi = win.h0; hi < win.h1; ++hi)
-      for (int64_t wi = win.w0; wi < win.w1; ++wi)
-        sum += in[hi * w + wi];
+    for (int64_t di = win.first[0]; di < win.end[0]; ++di)
+      for (int64_t hi = win.first[1]; hi < win.end[1]; ++hi)
+        for (int64_t wi = win.first[2]; wi < win.end[2]; ++wi)
+          sum += in[(di * h + hi) * w + wi];
     y[i] = sum / float(win.divisor);
   }
 }
 
 __global__ void poolAvgBackwardKernel(const float *dy, float *dx,
                                       PoolShape shape, int64_t count) {
-  const int64_t h = shape.h, w = shape.w, p = shape.p, q = shape.q;
+  const int64_t h = shape.in[1], w = shape.in[2];
   for (int64_t i = blockIdx.x * int64_t(blockDim.x) + threadIdx.x; i < count;
        i += int64_t(gridDim.x) * blockDim.x) {
-    int64_t oj = i % q, oi = (i / q) % p, plane = i / (p * q);
-    PoolAvgWindow win = poolAvgWindow(shape, oi, oj);
-    if (win.h0 >= win.h1 || win.w0 >= win.w1)
+    PoolPosition position = poolPosition(shape, i);
+    PoolAvgWindow win = poolAvgWindow(shape, position);
+    if (win.empty())
       continue;
     float delta = dy[i] / float(win.divisor);
-    float *out = dx + plane * h * w;
-    for (int64_t hi = win.h0; hi < win.h1; ++hi)
-      for (int64_t wi = win.w0; wi < win.w1; ++wi)
-        atomicAdd(out + hi * w + wi, delta);
+    float *out = dx + position.plane * poolPlaneIn(shape);
+    for (int64_t di = win.first[0]; di < win.end[0]; ++di)
+      for (int64_t hi = win.first[1]; hi < win.end[1]; ++hi)
+        for (int64_t wi = win.first[2]; wi < win.end[2]; ++wi)
+          atomicAdd(out + (di * h + hi) * w + wi, delta);
   }
 }
 
-inline void avgPool2dForward(Context &ctx, const float *x, float *y,
-                             const PoolShape &shape) {
-  int64_t count = int64_t(shape.n) * shape.c * shape.p * shape.q;
+inline void avgPoolForward(Context &ctx, const float *x, float *y,
+                           const PoolShape &shape) {
+  int64_t count = shape.outputCount();
   if (count == 0)
     return;
   poolAvgForwardKernel<<<blocksFor(count), 256, 0, ctx.stream>>>(x, y, shape,
@@ -186,14 +212,14 @@ inline void avgPool2dForward(Context &ctx, const float *x, float *y,
   REMAT_CHECK_LAUNCH();
 }
 
-inline void avgPool2dBackward(Context &ctx, const float *dy, float *dx,
-                              const PoolShape &shape) {
-  int64_t dxCount = int64_t(shape.n) * shape.c * shape.h * shape.w;
+inline void avgPoolBackward(Context &ctx, const float *dy, float *dx,
+                            const PoolShape &shape) {
+  int64_t dxCount = shape.inputCount();
   if (dxCount == 0)
     return;
   REMAT_CHECK_CUDA(
       cudaMemsetAsync(dx, 0, size_t(dxCount) * sizeof(float), ctx.stream));
-  int64_t count = int64_t(shape.n) * shape.c * shape.p * shape.q;
+  int64_t count = shape.outputCount();
   if (count == 0)
     return;
   poolAvgBackwardKernel<<<blocksFor(count), 256, 0, ctx.stream>>>(

@@ -110,57 +110,80 @@ __device__ inline T blockSum(T value, T *partial) {
 }
 
 //===----------------------------------------------------------------------===//
-// Convolution (cuDNN). x [n, c, h, w], w [k, c / groups, r, s], y [n, k, p, q].
+// Convolution (cuDNN), 2-D and 3-D: x [n, c, in...], w [k, c / groups,
+// kernel...], y [n, k, out...], with `spatialDims` sizes in each list.
 //===----------------------------------------------------------------------===//
 
 struct ConvShape {
-  int n, c, h, w;
-  int k, r, s;
-  int p, q;
-  int padH, padW, strideH, strideW, dilationH, dilationW, groups;
+  int spatialDims; // 2 (NCHW) or 3 (NCDHW)
+  int n, c, k, groups;
+  int in[3], kernel[3], out[3];
+  int padding[3], stride[3], dilation[3];
+
+  int64_t inputCount() const { return int64_t(n) * c * plane(in); }
+  int64_t weightCount() const {
+    return int64_t(k) * (c / groups) * plane(kernel);
+  }
+  int64_t outputCount() const { return int64_t(n) * k * plane(out); }
+  /// The elements of one channel: the product of `sizes`' spatial dims.
+  int64_t plane(const int *sizes) const {
+    int64_t product = 1;
+    for (int d = 0; d < spatialDims; ++d)
+      product *= sizes[d];
+    return product;
+  }
 };
 
 /// y = conv(x, w) (+ bias [k] where not null).
-inline void conv2dForward(Context &ctx, const float *x, const float *w,
-                          const float *bias, float *y, const ConvShape &shape,
-                          void *workspace, size_t workspaceBytes);
-/// dx = the input gradient from dy [n, k, p, q] and w.
-inline void conv2dBackwardInput(Context &ctx, const float *dy, const float *w,
-                                float *dx, const ConvShape &shape,
-                                void *workspace, size_t workspaceBytes);
+inline void convForward(Context &ctx, const float *x, const float *w,
+                        const float *bias, float *y, const ConvShape &shape,
+                        void *workspace, size_t workspaceBytes);
+/// dx = the input gradient from dy [n, k, out...] and w.
+inline void convBackwardInput(Context &ctx, const float *dy, const float *w,
+                              float *dx, const ConvShape &shape,
+                              void *workspace, size_t workspaceBytes);
 /// dw = the weight gradient from dy and x.
-inline void conv2dBackwardWeight(Context &ctx, const float *dy,
-                                 const float *x, float *dw,
-                                 const ConvShape &shape, void *workspace,
-                                 size_t workspaceBytes);
-/// db [k] = dy [n, k, p, q] summed over n, p, q.
-inline void conv2dBackwardBias(Context &ctx, const float *dy, float *db,
-                               int n, int k, int p, int q);
+inline void convBackwardWeight(Context &ctx, const float *dy, const float *x,
+                               float *dw, const ConvShape &shape,
+                               void *workspace, size_t workspaceBytes);
+/// db [k] = dy [n, k, plane] summed over n and the plane.
+inline void convBackwardBias(Context &ctx, const float *dy, float *db, int n,
+                             int k, int64_t plane);
 
 //===----------------------------------------------------------------------===//
-// Pooling and resampling (kernels). x [n, c, h, w], y [n, c, p, q].
+// Pooling and resampling (kernels). Max and average pooling: x [n, c, in...],
+// y [n, c, out...] over depth, height and width (depth 1 for a 2-D pooling).
+// Adaptive pooling and upsampling: x [n, c, h, w], y [n, c, p, q].
 //===----------------------------------------------------------------------===//
 
 struct PoolShape {
-  int n, c, h, w;
-  int p, q;
-  int kernelH, kernelW, strideH, strideW, padH, padW, dilationH, dilationW;
-  bool countIncludePad;  // avg_pool2d
-  int divisorOverride;   // avg_pool2d; 0: none
+  int n, c;
+  int in[3], out[3];
+  int kernel[3], stride[3], padding[3], dilation[3];
+  bool countIncludePad; // average pooling
+  int divisorOverride;  // average pooling; 0: none
+
+  int64_t inputCount() const {
+    return int64_t(n) * c * in[0] * in[1] * in[2];
+  }
+  int64_t outputCount() const {
+    return int64_t(n) * c * out[0] * out[1] * out[2];
+  }
 };
 
-/// y = max over each window; indices [n, c, p, q] (int64) = the flat index
-/// h_i * w + w_i of the maximum within its (n, c) plane, as ATen's.
-inline void maxPool2dForward(Context &ctx, const float *x, float *y,
-                             int64_t *indices, const PoolShape &shape);
+/// y = max over each window; indices [n, c, out...] (int64) = the flat
+/// index (d_i * h + h_i) * w + w_i of the maximum within its (n, c) plane,
+/// as ATen's.
+inline void maxPoolForward(Context &ctx, const float *x, float *y,
+                           int64_t *indices, const PoolShape &shape);
 /// dx (zeroed first) += dy at each index.
-inline void maxPool2dBackward(Context &ctx, const float *dy,
-                              const int64_t *indices, float *dx,
-                              const PoolShape &shape);
-inline void avgPool2dForward(Context &ctx, const float *x, float *y,
-                             const PoolShape &shape);
-inline void avgPool2dBackward(Context &ctx, const float *dy, float *dx,
-                              const PoolShape &shape);
+inline void maxPoolBackward(Context &ctx, const float *dy,
+                            const int64_t *indices, float *dx,
+                            const PoolShape &shape);
+inline void avgPoolForward(Context &ctx, const float *x, float *y,
+                           const PoolShape &shape);
+inline void avgPoolBackward(Context &ctx, const float *dy, float *dx,
+                            const PoolShape &shape);
 /// ATen's adaptive windows: start = floor(i * h / p), end = ceil((i+1) h / p).
 inline void adaptiveAvgPool2dForward(Context &ctx, const float *x, float *y,
                                      int n, int c, int h, int w, int p, int q);

@@ -1084,20 +1084,24 @@ struct cudnnContext {
   cudaStream_t stream = nullptr;
 };
 typedef cudnnContext *cudnnHandle_t;
+/// Tensors and filters of rank 4 or 5 (NCHW, NCDHW), dense, row-major.
 struct cudnnTensorStruct {
   bool set = false;
-  int n = 0, c = 0, h = 0, w = 0;
+  int rank = 0;
+  int dims[5] = {};
 };
 typedef cudnnTensorStruct *cudnnTensorDescriptor_t;
 struct cudnnFilterStruct {
   bool set = false;
-  int k = 0, c = 0, r = 0, s = 0;
+  int rank = 0;
+  int dims[5] = {};
 };
 typedef cudnnFilterStruct *cudnnFilterDescriptor_t;
+/// 2 or 3 spatial dimensions.
 struct cudnnConvolutionStruct {
   bool set = false;
-  int padH = 0, padW = 0, strideH = 1, strideW = 1, dilationH = 1,
-      dilationW = 1;
+  int spatialDims = 0;
+  int padding[3] = {}, stride[3] = {1, 1, 1}, dilation[3] = {1, 1, 1};
   cudnnConvolutionMode_t mode = CUDNN_CROSS_CORRELATION;
   int groups = 1;
   cudnnMathType_t math = CUDNN_DEFAULT_MATH;
@@ -1168,50 +1172,71 @@ REMAT_EMU_CUDNN_CREATE_DESTROY(Filter, cudnnFilterStruct)
 REMAT_EMU_CUDNN_CREATE_DESTROY(Convolution, cudnnConvolutionStruct)
 #undef REMAT_EMU_CUDNN_CREATE_DESTROY
 
-inline cudnnStatus_t cudnnSetTensor4dDescriptor(cudnnTensorDescriptor_t desc,
-                                                cudnnTensorFormat_t format,
-                                                cudnnDataType_t type, int n,
-                                                int c, int h, int w) {
-  if (!desc)
+/// Only dense row-major float tensors of rank 4 or 5 (what the runtime sets).
+inline cudnnStatus_t cudnnSetTensorNdDescriptor(cudnnTensorDescriptor_t desc,
+                                                cudnnDataType_t type, int rank,
+                                                const int dims[],
+                                                const int strides[]) {
+  if (!desc || !dims || !strides)
     return CUDNN_STATUS_BAD_PARAM_NULL_POINTER;
-  if (n <= 0 || c <= 0 || h <= 0 || w <= 0 || format > CUDNN_TENSOR_NCHW_VECT_C)
+  if (rank < 3 || rank > 8)
     return CUDNN_STATUS_BAD_PARAM;
-  if (format != CUDNN_TENSOR_NCHW || type != CUDNN_DATA_FLOAT)
+  for (int d = 0; d < rank; ++d)
+    if (dims[d] <= 0 || strides[d] <= 0)
+      return CUDNN_STATUS_BAD_PARAM;
+  if (type != CUDNN_DATA_FLOAT || rank > 5)
     return CUDNN_STATUS_NOT_SUPPORTED; // in the emulation
-  *desc = {true, n, c, h, w};
+  int packed = 1;
+  for (int d = rank - 1; d >= 0; --d) {
+    if (strides[d] != packed)
+      return CUDNN_STATUS_NOT_SUPPORTED; // in the emulation
+    packed *= dims[d];
+  }
+  desc->set = true;
+  desc->rank = rank;
+  std::copy(dims, dims + rank, desc->dims);
   return CUDNN_STATUS_SUCCESS;
 }
 
-inline cudnnStatus_t cudnnSetFilter4dDescriptor(cudnnFilterDescriptor_t desc,
+inline cudnnStatus_t cudnnSetFilterNdDescriptor(cudnnFilterDescriptor_t desc,
                                                 cudnnDataType_t type,
                                                 cudnnTensorFormat_t format,
-                                                int k, int c, int r, int s) {
-  if (!desc)
+                                                int rank, const int dims[]) {
+  if (!desc || !dims)
     return CUDNN_STATUS_BAD_PARAM_NULL_POINTER;
-  if (k <= 0 || c <= 0 || r <= 0 || s <= 0 || format > CUDNN_TENSOR_NCHW_VECT_C)
+  if (rank < 3 || rank > 8 || format > CUDNN_TENSOR_NCHW_VECT_C)
     return CUDNN_STATUS_BAD_PARAM;
-  if (format != CUDNN_TENSOR_NCHW || type != CUDNN_DATA_FLOAT)
+  for (int d = 0; d < rank; ++d)
+    if (dims[d] <= 0)
+      return CUDNN_STATUS_BAD_PARAM;
+  if (format != CUDNN_TENSOR_NCHW || type != CUDNN_DATA_FLOAT || rank < 4 ||
+      rank > 5)
     return CUDNN_STATUS_NOT_SUPPORTED;
-  *desc = {true, k, c, r, s};
+  desc->set = true;
+  desc->rank = rank;
+  std::copy(dims, dims + rank, desc->dims);
   return CUDNN_STATUS_SUCCESS;
 }
 
-inline cudnnStatus_t cudnnSetConvolution2dDescriptor(
-    cudnnConvolutionDescriptor_t desc, int padH, int padW, int strideH,
-    int strideW, int dilationH, int dilationW, cudnnConvolutionMode_t mode,
+inline cudnnStatus_t cudnnSetConvolutionNdDescriptor(
+    cudnnConvolutionDescriptor_t desc, int spatialDims, const int padding[],
+    const int stride[], const int dilation[], cudnnConvolutionMode_t mode,
     cudnnDataType_t computeType) {
-  if (!desc)
+  if (!desc || !padding || !stride || !dilation)
     return CUDNN_STATUS_BAD_PARAM_NULL_POINTER;
-  if (padH < 0 || padW < 0 || strideH <= 0 || strideW <= 0 ||
-      dilationH <= 0 || dilationW <= 0 ||
+  if (spatialDims < 1 || spatialDims > 6 ||
       (mode != CUDNN_CONVOLUTION && mode != CUDNN_CROSS_CORRELATION))
     return CUDNN_STATUS_BAD_PARAM;
-  if (computeType != CUDNN_DATA_FLOAT)
+  for (int d = 0; d < spatialDims; ++d)
+    if (padding[d] < 0 || stride[d] <= 0 || dilation[d] <= 0)
+      return CUDNN_STATUS_BAD_PARAM;
+  if (computeType != CUDNN_DATA_FLOAT || spatialDims < 2 || spatialDims > 3)
     return CUDNN_STATUS_NOT_SUPPORTED;
   desc->set = true;
-  desc->padH = padH, desc->padW = padW;
-  desc->strideH = strideH, desc->strideW = strideW;
-  desc->dilationH = dilationH, desc->dilationW = dilationW;
+  desc->spatialDims = spatialDims;
+  std::copy(padding, padding + spatialDims, desc->padding);
+  std::copy(stride, stride + spatialDims, desc->stride);
+  std::copy(dilation, dilation + spatialDims, desc->dilation);
   desc->mode = mode;
   return CUDNN_STATUS_SUCCESS;
 }
@@ -1237,33 +1262,45 @@ cudnnSetConvolutionMathType(cudnnConvolutionDescriptor_t desc,
   return CUDNN_STATUS_SUCCESS;
 }
 
-inline cudnnStatus_t cudnnGetConvolution2dForwardOutputDim(
-    const cudnnConvolutionDescriptor_t conv,
-    const cudnnTensorDescriptor_t x, const cudnnFilterDescriptor_t w, int *n,
-    int *c, int *h, int *wOut) {
-  if (!conv || !x || !w || !n || !c || !h || !wOut)
+inline cudnnStatus_t cudnnGetConvolutionNdForwardOutputDim(
+    const cudnnConvolutionDescriptor_t conv, const cudnnTensorDescriptor_t x,
+    const cudnnFilterDescriptor_t w, int rank, int outDims[]) {
+  if (!conv || !x || !w || !outDims)
     return CUDNN_STATUS_BAD_PARAM_NULL_POINTER;
-  if (!conv->set || !x->set || !w->set || x->c != w->c * conv->groups ||
-      w->k % conv->groups != 0)
+  if (!conv->set || !x->set || !w->set || x->rank != rank || w->rank != rank ||
+      conv->spatialDims != rank - 2 ||
+      x->dims[1] != w->dims[1] * conv->groups || w->dims[0] % conv->groups)
     return CUDNN_STATUS_BAD_PARAM;
-  int spanH = (w->r - 1) * conv->dilationH + 1;
-  int spanW = (w->s - 1) * conv->dilationW + 1;
-  int p = 1 + (x->h + 2 * conv->padH - spanH) / conv->strideH;
-  int q = 1 + (x->w + 2 * conv->padW - spanW) / conv->strideW;
-  if (x->h + 2 * conv->padH < spanH || x->w + 2 * conv->padW < spanW)
-    return CUDNN_STATUS_BAD_PARAM;
-  *n = x->n, *c = w->k, *h = p, *wOut = q;
+  outDims[0] = x->dims[0];
+  outDims[1] = w->dims[0];
+  for (int d = 0; d < conv->spatialDims; ++d) {
+    int span = (w->dims[2 + d] - 1) * conv->dilation[d] + 1;
+    int padded = x->dims[2 + d] + 2 * conv->padding[d];
+    if (padded < span)
+      return CUDNN_STATUS_BAD_PARAM;
+    outDims[2 + d] = 1 + (padded - span) / conv->stride[d];
+  }
   return CUDNN_STATUS_SUCCESS;
 }
 
 namespace remat_emu {
 
-/// One convolution's sizes, checked against the descriptors as cuDNN does.
+/// One convolution's sizes, checked against the descriptors as cuDNN does;
+/// a 2-D convolution is a 3-D one of depth 1 (index 0 of each triple).
 struct ConvGeometry {
-  int n, c, h, w, k, r, s, p, q;
-  int padH, padW, strideH, strideW, dilationH, dilationW, groups;
+  int n, c, k, groups;
+  int in[3], kernel[3], out[3];
+  int padding[3], stride[3], dilation[3];
   bool flip; // CUDNN_CONVOLUTION: the filter is flipped
   bool tf32;
+
+  size_t inputCount() const { return size_t(n) * c * in[0] * in[1] * in[2]; }
+  size_t weightCount() const {
+    return size_t(k) * (c / groups) * kernel[0] * kernel[1] * kernel[2];
+  }
+  size_t outputCount() const {
+    return size_t(n) * k * out[0] * out[1] * out[2];
+  }
 };
 
 inline cudnnStatus_t convGeometry(cudnnConvolutionDescriptor_t conv,
@@ -1273,51 +1310,86 @@ inline cudnnStatus_t convGeometry(cudnnConvolutionDescriptor_t conv,
                                   ConvGeometry &g) {
   if (!conv || !x || !w || !y)
     return CUDNN_STATUS_BAD_PARAM_NULL_POINTER;
-  int n, k, p, q;
+  int rank = x->rank, outDims[5];
   cudnnStatus_t status =
-      cudnnGetConvolution2dForwardOutputDim(conv, x, w, &n, &k, &p, &q);
+      cudnnGetConvolutionNdForwardOutputDim(conv, x, w, rank, outDims);
   if (status != CUDNN_STATUS_SUCCESS)
     return status;
-  if (!y->set || y->n != n || y->c != k || y->h != p || y->w != q)
+  if (!y->set || y->rank != rank ||
+      !std::equal(outDims, outDims + rank, y->dims))
     return CUDNN_STATUS_BAD_PARAM;
-  g = {x->n, x->c, x->h, x->w, w->k, w->r, w->s, p, q,
-       conv->padH, conv->padW, conv->strideH, conv->strideW,
-       conv->dilationH, conv->dilationW, conv->groups,
-       conv->mode == CUDNN_CONVOLUTION,
-       conv->math == CUDNN_TENSOR_OP_MATH ||
-           conv->math == CUDNN_TENSOR_OP_MATH_ALLOW_CONVERSION};
+  g = {};
+  g.n = x->dims[0], g.c = x->dims[1], g.k = w->dims[0];
+  g.groups = conv->groups;
+  for (int d = 0; d < 3; ++d)
+    g.in[d] = g.kernel[d] = g.out[d] = g.stride[d] = g.dilation[d] = 1;
+  int first = 5 - rank; // a 2-D convolution's depth stays 1
+  for (int d = 0; d < rank - 2; ++d) {
+    g.in[first + d] = x->dims[2 + d];
+    g.kernel[first + d] = w->dims[2 + d];
+    g.out[first + d] = outDims[2 + d];
+    g.padding[first + d] = conv->padding[d];
+    g.stride[first + d] = conv->stride[d];
+    g.dilation[first + d] = conv->dilation[d];
+  }
+  g.flip = conv->mode == CUDNN_CONVOLUTION;
+  g.tf32 = conv->math == CUDNN_TENSOR_OP_MATH ||
+           conv->math == CUDNN_TENSOR_OP_MATH_ALLOW_CONVERSION;
   return CUDNN_STATUS_SUCCESS;
 }
 
+/// The input coordinate that output position `o` reads through kernel tap
+/// `t` along spatial dimension `d`, or -1 where that falls in the padding.
+inline int convInputAt(const ConvGeometry &g, int d, int o, int t) {
+  int i = o * g.stride[d] - g.padding[d] + t * g.dilation[d];
+  return i < 0 || i >= g.in[d] ? -1 : i;
+}
+
 /// Calls `visit(xIndex, wIndex, yIndex)` for every product term of the
-/// convolution: y[n, k, p, q] += x[n, group's c, h, w] * w[k, c, r, s] with
-/// h = p * strideH - padH + r * dilationH (and w likewise), in bounds.
+/// convolution: y[n, k, o...] += x[n, group's c, i...] * w[k, c, t...] with
+/// i = o * stride - padding + t * dilation per spatial dimension, in bounds.
 template <typename Visit>
 inline void convForEachTerm(const ConvGeometry &g, Visit visit) {
   int kPerGroup = g.k / g.groups, cPerGroup = g.c / g.groups;
+  const int *kernel = g.kernel, *in = g.in, *out = g.out;
   for (int n = 0; n < g.n; ++n)
     for (int k = 0; k < g.k; ++k) {
       int group = k / kPerGroup;
       for (int ci = 0; ci < cPerGroup; ++ci) {
         int c = group * cPerGroup + ci;
-        for (int r = 0; r < g.r; ++r)
-          for (int s = 0; s < g.s; ++s) {
-            int rr = g.flip ? g.r - 1 - r : r, ss = g.flip ? g.s - 1 - s : s;
-            size_t wIndex = ((size_t(k) * cPerGroup + ci) * g.r + rr) * g.s + ss;
-            for (int p = 0; p < g.p; ++p) {
-              int h = p * g.strideH - g.padH + r * g.dilationH;
-              if (h < 0 || h >= g.h)
-                continue;
-              size_t xRow = ((size_t(n) * g.c + c) * g.h + h) * g.w;
-              size_t yRow = ((size_t(n) * g.k + k) * g.p + p) * g.q;
-              for (int q = 0; q < g.q; ++q) {
-                int w = q * g.strideW - g.padW + s * g.dilationW;
-                if (w < 0 || w >= g.w)
+        for (int t0 = 0; t0 < kernel[0]; ++t0)
+          for (int t1 = 0; t1 < kernel[1]; ++t1)
+            for (int t2 = 0; t2 < kernel[2]; ++t2) {
+              int f0 = g.flip ? kernel[0] - 1 - t0 : t0;
+              int f1 = g.flip ? kernel[1] - 1 - t1 : t1;
+              int f2 = g.flip ? kernel[2] - 1 - t2 : t2;
+              size_t wIndex =
+                  (((size_t(k) * cPerGroup + ci) * kernel[0] + f0) * kernel[1] +
+                   f1) *
+                      kernel[2] +
+                  f2;
+              for (int o0 = 0; o0 < out[0]; ++o0) {
+                int i0 = convInputAt(g, 0, o0, t0);
+                if (i0 < 0)
                   continue;
-                visit(xRow + w, wIndex, yRow + q);
+                for (int o1 = 0; o1 < out[1]; ++o1) {
+                  int i1 = convInputAt(g, 1, o1, t1);
+                  if (i1 < 0)
+                    continue;
+                  size_t xRow =
+                      (((size_t(n) * g.c + c) * in[0] + i0) * in[1] + i1) *
+                      in[2];
+                  size_t yRow =
+                      (((size_t(n) * g.k + k) * out[0] + o0) * out[1] + o1) *
+                      out[2];
+                  for (int o2 = 0; o2 < out[2]; ++o2) {
+                    int i2 = convInputAt(g, 2, o2, t2);
+                    if (i2 >= 0)
+                      visit(xRow + i2, wIndex, yRow + o2);
+                  }
+                }
               }
             }
-          }
       }
     }
 }
@@ -1333,7 +1405,7 @@ inline void convStore(float *out, const std::vector<double> &sum, float alpha,
 /// The workspace an algorithm needs in the emulation: none for the
 /// no-workspace algorithm (0), a tensor's worth for the others.
 inline size_t convWorkspaceBytes(int algo, const ConvGeometry &g) {
-  return algo == 0 ? 0 : size_t(g.n) * g.c * g.h * g.w * 4 + 4096;
+  return algo == 0 ? 0 : g.inputCount() * 4 + 4096;
 }
 
 /// The checks every convolution call makes: the algorithm, the workspace
@@ -1351,10 +1423,9 @@ inline cudnnStatus_t convCheckRun(int algo, int algoCount,
   size_t needed = convWorkspaceBytes(algo, g);
   if (needed > workspaceBytes || (needed > 0 && !workspace))
     return CUDNN_STATUS_BAD_PARAM;
-  checkDeviceRange(x, size_t(g.n) * g.c * g.h * g.w * 4, "cuDNN conv (x)");
-  checkDeviceRange(w, size_t(g.k) * (g.c / g.groups) * g.r * g.s * 4,
-                   "cuDNN conv (w)");
-  checkDeviceRange(y, size_t(g.n) * g.k * g.p * g.q * 4, "cuDNN conv (y)");
+  checkDeviceRange(x, g.inputCount() * 4, "cuDNN conv (x)");
+  checkDeviceRange(w, g.weightCount() * 4, "cuDNN conv (w)");
+  checkDeviceRange(y, g.outputCount() * 4, "cuDNN conv (y)");
   if (needed > 0) {
     checkDeviceRange(workspace, needed, "cuDNN conv (workspace)");
     std::memset(workspace, 0xa5, needed);
@@ -1502,7 +1573,7 @@ inline cudnnStatus_t cudnnConvolutionForward(
     return s;
   const float *xv = static_cast<const float *>(x),
               *wv = static_cast<const float *>(w);
-  std::vector<double> sum(size_t(g.n) * g.k * g.p * g.q, 0.0);
+  std::vector<double> sum(g.outputCount(), 0.0);
   convForEachTerm(g, [&](size_t xi, size_t wi, size_t yi) {
     sum[yi] += double(convInput(g, xv[xi])) * double(convInput(g, wv[wi]));
   });
@@ -1532,7 +1603,7 @@ inline cudnnStatus_t cudnnConvolutionBackwardData(
     return s;
   const float *dyv = static_cast<const float *>(dy),
               *wv = static_cast<const float *>(w);
-  std::vector<double> sum(size_t(g.n) * g.c * g.h * g.w, 0.0);
+  std::vector<double> sum(g.inputCount(), 0.0);
   convForEachTerm(g, [&](size_t xi, size_t wi, size_t yi) {
     sum[xi] += double(convInput(g, dyv[yi])) * double(convInput(g, wv[wi]));
   });
@@ -1562,7 +1633,7 @@ inline cudnnStatus_t cudnnConvolutionBackwardFilter(
     return s;
   const float *xv = static_cast<const float *>(x),
               *dyv = static_cast<const float *>(dy);
-  std::vector<double> sum(size_t(g.k) * (g.c / g.groups) * g.r * g.s, 0.0);
+  std::vector<double> sum(g.weightCount(), 0.0);
   convForEachTerm(g, [&](size_t xi, size_t wi, size_t yi) {
     sum[wi] += double(convInput(g, xv[xi])) * double(convInput(g, dyv[yi]));
   });
@@ -1581,34 +1652,34 @@ inline cudnnStatus_t cudnnAddTensor(cudnnHandle_t handle, const void *alpha,
     return CUDNN_STATUS_NOT_INITIALIZED;
   if (!aDesc || !cDesc || !A || !C || !alpha || !beta)
     return CUDNN_STATUS_BAD_PARAM_NULL_POINTER;
-  const int aDims[4] = {aDesc->n, aDesc->c, aDesc->h, aDesc->w};
-  const int cDims[4] = {cDesc->n, cDesc->c, cDesc->h, cDesc->w};
-  if (!aDesc->set || !cDesc->set)
+  if (!aDesc->set || !cDesc->set || aDesc->rank != cDesc->rank)
     return CUDNN_STATUS_BAD_PARAM;
-  for (int d = 0; d < 4; ++d)
-    if (aDims[d] != cDims[d] && aDims[d] != 1)
+  int rank = cDesc->rank;
+  size_t aCount = 1, cCount = 1;
+  for (int d = 0; d < rank; ++d) {
+    if (aDesc->dims[d] != cDesc->dims[d] && aDesc->dims[d] != 1)
       return CUDNN_STATUS_BAD_PARAM;
-  checkDeviceRange(A, size_t(aDims[0]) * aDims[1] * aDims[2] * aDims[3] * 4,
-                   "cudnnAddTensor (A)");
-  checkDeviceRange(C, size_t(cDims[0]) * cDims[1] * cDims[2] * cDims[3] * 4,
-                   "cudnnAddTensor (C)");
+    aCount *= aDesc->dims[d];
+    cCount *= cDesc->dims[d];
+  }
+  checkDeviceRange(A, aCount * 4, "cudnnAddTensor (A)");
+  checkDeviceRange(C, cCount * 4, "cudnnAddTensor (C)");
   float a = *static_cast<const float *>(alpha),
         b = *static_cast<const float *>(beta);
   const float *av = static_cast<const float *>(A);
   float *cv = static_cast<float *>(C);
-  size_t i = 0;
-  for (int n = 0; n < cDims[0]; ++n)
-    for (int c = 0; c < cDims[1]; ++c)
-      for (int h = 0; h < cDims[2]; ++h)
-        for (int w = 0; w < cDims[3]; ++w, ++i) {
-          size_t ai = ((size_t(aDims[0] == 1 ? 0 : n) * aDims[1] +
-                        (aDims[1] == 1 ? 0 : c)) *
-                           aDims[2] +
-                       (aDims[2] == 1 ? 0 : h)) *
-                          aDims[3] +
-                      (aDims[3] == 1 ? 0 : w);
-          cv[i] = a * av[ai] + (b != 0.0f ? b * cv[i] : 0.0f);
-        }
+  for (size_t i = 0; i < cCount; ++i) {
+    // C's coordinates, last first, mapped to A's (0 where A has size 1).
+    size_t rest = i, ai = 0, aStride = 1;
+    for (int d = rank - 1; d >= 0; --d) {
+      size_t coordinate = rest % cDesc->dims[d];
+      rest /= cDesc->dims[d];
+      if (aDesc->dims[d] != 1)
+        ai += coordinate * aStride;
+      aStride *= aDesc->dims[d];
+    }
+    cv[i] = a * av[ai] + (b != 0.0f ? b * cv[i] : 0.0f);
+  }
   return CUDNN_STATUS_SUCCESS;
 }
 

@@ -53,8 +53,11 @@ def NN_Seed : 0DTensorOf<[I64]>;
 // Attribute constraints
 //===----------------------------------------------------------------------===//
 
-/// Two integers, one per spatial dimension (height, width).
-def NN_Pair : ConfinedAttr<DenseI64ArrayAttr, [DenseArrayCount<2>]>;
+/// `count` integers, one per spatial dimension (depth, height, width).
+class NN_Spatial<int count>
+    : ConfinedAttr<DenseI64ArrayAttr, [DenseArrayCount<count>]>;
+/// Two integers, one per spatial dimension of an image (height, width).
+def NN_Pair : NN_Spatial<2>;
 class NN_DefaultPair<string h, string w>
     : DefaultValuedAttr<NN_Pair, "{" # h # ", " # w # "}">;
 
