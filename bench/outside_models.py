@@ -2,11 +2,12 @@
 
 Hugging Face `transformers` and `timm` models built from their configs and
 constructors (small sizes, weights drawn from torch.manual_seed(0), nothing
-downloaded), and the U-Net and LSTM language model that a new user would
-write from the PyTorch tutorials. Each is wrapped so that its forward takes
-one tensor and returns logits [rows, classes] (a language model's
+downloaded), the U-Net and LSTM language model that a new user would
+write from the PyTorch tutorials, a 3-D U-Net as nnU-Net builds it, and
+torchvision's video classifiers (VIDEO). Each is wrapped so that its forward
+takes one tensor and returns logits [rows, classes] (a language model's
 [batch * tokens, vocabulary], as Hugging Face computes its own loss; the
-U-Net's per-pixel [batch, classes, H, W]). Dropout, attention dropout
+U-Nets' per-pixel [batch, classes, H, W] and per-voxel [..., D, H, W]). Dropout, attention dropout
 included, stays as each config has it by default (GPT-2 and BERT 0.1 on the
 attention weights), drawn by zoo_check's copy of remat's generator.
 
@@ -19,6 +20,7 @@ import torch
 import torch.nn as nn
 
 BATCH, TOKENS, VOCAB, IMAGE = 2, 16, 128, 32
+VOLUME = 12  # the side of the 3-D U-Net's one-channel volumes
 
 
 @dataclasses.dataclass
@@ -36,6 +38,23 @@ def tokens(generator):
 
 def images(generator):
     return torch.randn(BATCH, 3, IMAGE, IMAGE, generator=generator)
+
+
+def volumes(generator):
+    return torch.randn(BATCH, 1, VOLUME, VOLUME, VOLUME, generator=generator)
+
+
+def clips(generator):
+    """Video clips [N, 3, frames, H, W] for torchvision's video models."""
+    return torch.randn(BATCH, 3, 4, IMAGE, IMAGE, generator=generator)
+
+
+def clips_at(frames, size):
+    """Clips of another size, for S3D, whose last average pooling takes a
+    2x7x7 window (16 frames at 224x224 at least)."""
+    def example(generator):
+        return torch.randn(BATCH, 3, frames, size, size, generator=generator)
+    return example
 
 
 def images_at(size):
@@ -122,6 +141,13 @@ def hf_vit():
     return ClassifierLogits(ViTForImageClassification(config), "pixel_values")
 
 
+def video_model(name):
+    def build():
+        import torchvision
+        return torchvision.models.get_model(name, num_classes=10).train()
+    return build
+
+
 def timm_model(name, **kwargs):
     def build():
         import timm
@@ -154,6 +180,31 @@ class UNet(nn.Module):
         return self.head(self.merge(torch.cat([y, skip], dim=1)))
 
 
+class UNet3d(nn.Module):
+    """Two levels of a 3-D U-Net for volumes as nnU-Net builds it: a
+    strided convolution down instead of pooling, a transposed 3-D
+    convolution up, the skip concatenated, per-voxel logits [N, 4, D, H, W]
+    for a per-voxel cross entropy."""
+
+    def __init__(self):
+        super().__init__()
+
+        def block(cin, cout, stride=1):
+            return nn.Sequential(
+                nn.Conv3d(cin, cout, 3, stride=stride, padding=1),
+                nn.BatchNorm3d(cout), nn.ReLU(inplace=True))
+        self.down = block(1, 8)
+        self.bottom = block(8, 16, stride=2)
+        self.up = nn.ConvTranspose3d(16, 8, 2, stride=2)
+        self.merge = block(16, 8)
+        self.head = nn.Conv3d(8, 4, 1)
+
+    def forward(self, x):
+        skip = self.down(x)
+        y = self.up(self.bottom(skip))
+        return self.head(self.merge(torch.cat([y, skip], dim=1)))
+
+
 class LSTMLanguageModel(nn.Module):
     """The word language model of PyTorch's examples: embedding, a 2-layer
     LSTM (batch_first), a linear decoder; logits [batch * tokens, vocab]."""
@@ -181,6 +232,7 @@ MODELS = {
                                         img_size=IMAGE, patch_size=8),
                              images, 10),
     "unet": Outside(UNet, images, 10, per_pixel=True),
+    "unet3d": Outside(UNet3d, volumes, 4, per_pixel=True),
     "lstm": Outside(LSTMLanguageModel, tokens, VOCAB, per_token=True),
 }
 
@@ -223,3 +275,13 @@ TIMM_FAMILIES = {
 }
 TIMM_FAMILIES["timm-inception_next_tiny"] = Outside(
     timm_model("inception_next_tiny"), images_at(64), 10)
+
+# torchvision's video classifiers over clips of 4 frames at 32x32 (a
+# benchmark, not CI: zoo_check.py --models=video): 3-D convolutions, their
+# (2+1)-D factorization, global 3-D average pooling; S3D's separable 3-D
+# convolutions and 3-D max and average pooling over 16 frames at 224x224.
+VIDEO = {
+    "video-" + name: Outside(video_model(name), clips, 10)
+    for name in ("r3d_18", "mc3_18", "r2plus1d_18")
+}
+VIDEO["video-s3d"] = Outside(video_model("s3d"), clips_at(16, 224), 10)

@@ -10,7 +10,8 @@
 For each model (default: the 22 below; --all: every model of
 torchvision.models.list_models(module=torchvision.models), a benchmark;
 --models=outside: the Hugging Face, timm, U-Net and LSTM models of
-outside_models.py, which says how each is built and wrapped),
+outside_models.py, which says how each is built and wrapped; timm-families
+and video: its other timm families and torchvision's video classifiers),
 num_classes=10, batch 2, 64x64 inputs unless SPECS says otherwise (language
 models: token ids [2, 16] below 128, one label per token), weights drawn by
 torch.manual_seed(0):
@@ -82,10 +83,10 @@ import torchvision
 from torchvision import models
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from outside_models import MODELS, TIMM_FAMILIES, Autocast  # noqa: E402
+from outside_models import MODELS, TIMM_FAMILIES, VIDEO, Autocast  # noqa: E402
 
 # Every model outside torchvision, by name.
-OUTSIDE = {**MODELS, **TIMM_FAMILIES}
+OUTSIDE = {**MODELS, **TIMM_FAMILIES, **VIDEO}
 
 REPO = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 TOLERANCE = 5e-3
@@ -962,7 +963,8 @@ def main():
     parser.add_argument("--models", default="",
                         help="comma-separated names (default: the 22 of the "
                         "docs; 'outside': outside_models.py's MODELS; "
-                        "'timm-families': its TIMM_FAMILIES)")
+                        "'timm-families': its TIMM_FAMILIES; 'video': "
+                        "its VIDEO)")
     parser.add_argument("--all", action="store_true",
                         help="all of torchvision.models.list_models()")
     parser.add_argument("--skip", default="",
@@ -1004,6 +1006,9 @@ def main():
             if "timm-families" in names:
                 at = names.index("timm-families")
                 names[at:at + 1] = list(TIMM_FAMILIES)
+            if "video" in names:
+                at = names.index("video")
+                names[at:at + 1] = list(VIDEO)
         else:
             names = list(SPECS)
         skipped = set(args.skip.split(","))
