@@ -279,9 +279,11 @@ TIMM_FAMILIES["timm-inception_next_tiny"] = Outside(
 # torchvision's video classifiers over clips of 4 frames at 32x32 (a
 # benchmark, not CI: zoo_check.py --models=video): 3-D convolutions, their
 # (2+1)-D factorization, global 3-D average pooling; S3D's separable 3-D
-# convolutions and 3-D max and average pooling over 16 frames at 224x224.
+# convolutions and 3-D max and average pooling over 16 frames at 224x224;
+# Swin3D's shifted 3-D windows of attention over 4 frames at 64x64.
 VIDEO = {
     "video-" + name: Outside(video_model(name), clips, 10)
     for name in ("r3d_18", "mc3_18", "r2plus1d_18")
 }
 VIDEO["video-s3d"] = Outside(video_model("s3d"), clips_at(16, 224), 10)
+VIDEO["video-swin3d_t"] = Outside(video_model("swin3d_t"), clips_at(4, 64), 10)
