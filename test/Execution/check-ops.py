@@ -211,6 +211,13 @@ case("avg_pool3d", f"nn.avg_pool3d %a0 {qavg} : {{t0}} -> tensor<2x3x3x4x4xf32>"
 qag = t(2, 3, 3, 4, 4)
 case("avg_pool3d_backward", f"nn.avg_pool3d_backward %a0 {qavg} : {{t0}} -> tensor<2x3x5x7x6xf32>", [qag],
      lambda g: [A.avg_pool3d_backward(g, qx, *qavg_args, None)])
+# Nearest neighbours: a doubled size and ratios that are not whole.
+ux = t(2, 3, 4, 5)
+case("upsample_nearest2d", "nn.upsample_nearest2d %a0 : {t0} -> tensor<2x3x8x7xf32>", [ux],
+     lambda a: [A.upsample_nearest2d(a, [8, 7])])
+ug = t(2, 3, 8, 7)
+case("upsample_nearest2d_backward", "nn.upsample_nearest2d_backward %a0 : {t0} -> tensor<2x3x4x5xf32>", [ug],
+     lambda g: [A.upsample_nearest2d_backward(g, [8, 7], [2, 3, 4, 5])])
 px = t(2, 3, 9, 9)
 out, ind = A.max_pool2d_with_indices(px, [3, 3], [2, 2], [1, 1], [1, 1], True)
 pool = "{{kernel_size = array<i64: 3, 3>, stride = array<i64: 2, 2>, padding = array<i64: 1, 1>, ceil_mode = true}}"

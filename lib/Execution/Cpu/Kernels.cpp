@@ -336,6 +336,17 @@ std::optional<Tensors> KernelRunner::poolingAndResizing() {
                                                o.getAlignCorners(),
                                                c10::nullopt, c10::nullopt)};
       })
+      .Case([&](nn::UpsampleNearest2dOp) {
+        std::vector<int64_t> shape = resultShape();
+        return Tensors{at::upsample_nearest2d_out(
+            out(), in[0], {shape[2], shape[3]}, c10::nullopt, c10::nullopt)};
+      })
+      .Case([&](nn::UpsampleNearest2dBackwardOp) {
+        std::vector<int64_t> inputShape = resultShape();
+        return Tensors{at::upsample_nearest2d_backward_out(
+            out(), in[0], {in[0].size(2), in[0].size(3)}, inputShape,
+            c10::nullopt, c10::nullopt)};
+      })
       .Case([&](nn::UpsampleBilinear2dBackwardOp o) {
         std::vector<int64_t> inputShape = resultShape();
         return Tensors{at::upsample_bilinear2d_backward_out(

@@ -265,6 +265,20 @@ LogicalResult CallWriter::writeConvPool() {
              x[0], x[1], x[2], x[3], y[2], y[3], o.getAlignCorners());
         return success();
       })
+      .Case([&](nn::UpsampleNearest2dOp o) {
+        ArrayRef<int64_t> x = getShape(o.getInput()),
+                          y = getShape(o.getResult());
+        call("upsampleNearest2dForward", in(o.getInput()), out(o.getResult()),
+             x[0], x[1], x[2], x[3], y[2], y[3]);
+        return success();
+      })
+      .Case([&](nn::UpsampleNearest2dBackwardOp o) {
+        ArrayRef<int64_t> x = getShape(o.getGradInput()),
+                          y = getShape(o.getGradOutput());
+        call("upsampleNearest2dBackward", in(o.getGradOutput()),
+             out(o.getGradInput()), x[0], x[1], x[2], x[3], y[2], y[3]);
+        return success();
+      })
       .Case([&](nn::UpsampleBilinear2dBackwardOp o) {
         ArrayRef<int64_t> x = getShape(o.getGradInput()),
                           y = getShape(o.getGradOutput());

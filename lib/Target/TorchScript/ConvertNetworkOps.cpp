@@ -56,8 +56,9 @@ NodeConverter::convertNetworkOp(Node *node, llvm::StringRef kind) {
   }
   if (kind == "aten::adaptive_avg_pool3d")
     return convertGlobalAvgPool3d(node);
-  if (kind == "aten::upsample_bilinear2d")
-    return convertUpsample(node);
+  if (kind == "aten::upsample_bilinear2d" || kind == "aten::upsample_nearest2d")
+    return convertUpsample(node,
+                           /*bilinear=*/kind == "aten::upsample_bilinear2d");
   if (kind == "aten::linear")
     return convertLinear(node);
   if (kind == "aten::matmul" || kind == "aten::mm" || kind == "aten::bmm")
@@ -404,31 +405,44 @@ LogicalResult NodeConverter::convertAvgPool(Node *node, bool volume) {
   return success();
 }
 
-LogicalResult NodeConverter::convertUpsample(Node *node) {
+/// upsample_bilinear2d(input, size, align_corners, scales...) and
+/// upsample_nearest2d(input, size, scales...), the `.vec` forms included.
+LogicalResult NodeConverter::convertUpsample(Node *node, bool bilinear) {
   FailureOr<Value> input = getTensor(node, 0);
-  FailureOr<bool> alignCorners = getBool(node, 2);
+  FailureOr<bool> alignCorners =
+      bilinear ? getBool(node, 2) : FailureOr<bool>(false);
   FailureOr<RankedTensorType> type = getResultType(node);
   if (failed(input) || failed(alignCorners) || failed(type))
     return failure();
   // With scale factors ATen interpolates by 1/scale, which equals the size
   // ratio the nn op uses only when the sizes scale exactly.
   auto inputShape = cast<RankedTensorType>(input->getType()).getShape();
-  for (size_t index = 3; index < node->inputs().size(); ++index) {
+  // The scales: one list (the .vec forms) or one per dimension (H, W).
+  size_t firstScale = bilinear ? 3 : 2;
+  for (size_t index = firstScale; index < node->inputs().size(); ++index) {
     std::optional<c10::IValue> scales = getConstant(node, index);
     if (!scales || scales->isNone())
       continue;
     std::vector<double> factors;
-    if (scales->isDoubleList())
+    size_t firstDim = 0;
+    if (scales->isDoubleList()) {
       factors = scales->toDoubleVector();
-    else if (scales->isDouble())
-      factors.assign(2, scales->toDouble());
-    for (size_t d = 0; d < factors.size() && d < 2; ++d) {
-      double scaled = static_cast<double>(inputShape[2 + d]) * factors[d];
+    } else if (scales->isDouble()) {
+      factors = {scales->toDouble()};
+      firstDim = index - firstScale;
+    }
+    for (size_t d = firstDim; d < firstDim + factors.size() && d < 2; ++d) {
+      double scaled =
+          static_cast<double>(inputShape[2 + d]) * factors[d - firstDim];
       if (scaled != static_cast<double>(type->getShape()[2 + d]))
         return emitInputError(node, index)
                << "scales a size by a factor that does not give a whole "
                   "size; give the output size instead";
     }
+  }
+  if (!bilinear) {
+    finish(node, nn::UpsampleNearest2dOp::create(builder, loc, *type, *input));
+    return success();
   }
   finish(node, nn::UpsampleBilinear2dOp::create(builder, loc, *type, *input,
                                                 *alignCorners));

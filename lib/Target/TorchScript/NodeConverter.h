@@ -107,7 +107,7 @@ private:
   LogicalResult convertBernoulli(Node *node);
   /// A new seed argument for the next random op, named after its module.
   Value addSeedArgument(Node *node, llvm::StringRef kind);
-  LogicalResult convertUpsample(Node *node);
+  LogicalResult convertUpsample(Node *node, bool bilinear);
 
   LogicalResult convertUnary(Node *node, llvm::StringRef kind);
   /// A node that is one nn op (the op table's atenImport): its first

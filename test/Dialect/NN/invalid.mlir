@@ -561,6 +561,14 @@ func.func @avg_pool3d_rank(%x: tensor<1x3x8x8xf32>) -> tensor<1x3x4x4x4xf32> {
 
 // -----
 
+func.func @upsample_nearest_channels(%x: tensor<2x3x4x4xf32>) -> tensor<2x4x8x8xf32> {
+  // expected-error @+1 {{expects a result of shape 2x3x8x8, got 'tensor<2x4x8x8xf32>'}}
+  %0 = nn.upsample_nearest2d %x : tensor<2x3x4x4xf32> -> tensor<2x4x8x8xf32>
+  return %0 : tensor<2x4x8x8xf32>
+}
+
+// -----
+
 func.func @max_pool_result(%x: tensor<1x3x9x9xf32>) -> (tensor<1x3x5x5xf32>, tensor<1x3x5x5xi64>) {
   // expected-error @+1 {{expects a result of shape 1x3x4x4, got 'tensor<1x3x5x5xf32>'}}
   %0, %1 = nn.max_pool2d %x {kernel_size = array<i64: 2, 2>, stride = array<i64: 2, 2>} : tensor<1x3x9x9xf32> -> tensor<1x3x5x5xf32>, tensor<1x3x5x5xi64>

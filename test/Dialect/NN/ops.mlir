@@ -162,6 +162,15 @@ func.func @convolution3d(%x: tensor<2x4x5x6x7xf32>, %w: tensor<6x2x3x2x3xf32>, %
   return %y, %dx, %dw, %db : tensor<2x6x3x4x9xf32>, tensor<2x4x5x6x7xf32>, tensor<6x2x3x2x3xf32>, tensor<6xf32>
 }
 
+// CHECK-LABEL: func.func @upsample_nearest
+func.func @upsample_nearest(%x: tensor<2x3x4x5xf32>, %g: tensor<2x3x8x7xf32>) -> (tensor<2x3x8x7xf32>, tensor<2x3x4x5xf32>) {
+  // CHECK: nn.upsample_nearest2d %{{.*}} : tensor<2x3x4x5xf32> -> tensor<2x3x8x7xf32>
+  %y = nn.upsample_nearest2d %x : tensor<2x3x4x5xf32> -> tensor<2x3x8x7xf32>
+  // CHECK: nn.upsample_nearest2d_backward %{{.*}} : tensor<2x3x8x7xf32> -> tensor<2x3x4x5xf32>
+  %dx = nn.upsample_nearest2d_backward %g : tensor<2x3x8x7xf32> -> tensor<2x3x4x5xf32>
+  return %y, %dx : tensor<2x3x8x7xf32>, tensor<2x3x4x5xf32>
+}
+
 // CHECK-LABEL: func.func @pooling3d
 func.func @pooling3d(%x: tensor<2x3x5x9x9xf32>, %g: tensor<2x3x3x5x5xf32>) -> (tensor<2x3x5x9x9xf32>, tensor<2x3x5x9x9xf32>) {
   // CHECK: %{{.*}}, %[[I:.*]] = nn.max_pool3d %{{.*}} {ceil_mode = true, kernel_size = array<i64: 2, 2, 2>, stride = array<i64: 2, 2, 2>} : tensor<2x3x5x9x9xf32> -> tensor<2x3x3x5x5xf32>, tensor<2x3x3x5x5xi64>

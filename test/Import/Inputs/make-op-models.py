@@ -1,7 +1,8 @@
 #!/usr/bin/env python3
 """make-op-models.py OUTDIR - models that reach the importer's other ops.
 
-  ops.{scripted,traced}.pt       pooling, upsampling, activations, slicing,
+  ops.{scripted,traced}.pt       pooling, bilinear and nearest upsampling,
+                                 activations, slicing,
                                  concatenation, broadcasting, reductions,
                                  fills, softmaxes, flatten and unflatten on
                                  a 2x3x8x8 input
@@ -52,7 +53,11 @@ class Ops(nn.Module):
         b = F.avg_pool2d(y, kernel_size=3, stride=2, padding=1)
         up = F.interpolate(a, scale_factor=2.0, mode="bilinear",
                            align_corners=False)
-        z = torch.sigmoid(up) * torch.tanh(y) - 0.5 * y
+        # Nearest neighbours: a doubled size, then ratios that are not
+        # whole (4 -> 6 -> 8, 4 -> 7 -> 8).
+        near = F.interpolate(a, scale_factor=2.0) + F.interpolate(
+            F.interpolate(b, size=(6, 7)), size=(8, 8))
+        z = torch.sigmoid(up) * torch.tanh(y) - 0.5 * y + near
         z = torch.cat([z, y], dim=1)[:, 2:6]
         row = z.select(2, 0).unsqueeze(2)
         z = self.norm(z + row.expand_as(z)) / 3.0

@@ -352,3 +352,23 @@ LogicalResult UpsampleBilinear2dBackwardOp::verify() {
 int64_t UpsampleBilinear2dBackwardOp::getFlopCount() {
   return kBilinearFlopsPerElement * getNumElements(getGradOutput().getType());
 }
+
+LogicalResult UpsampleNearest2dOp::verify() {
+  return verifyResize(*this, getInput().getType(), "input", getType(),
+                      "result");
+}
+
+/// One copy per output element.
+int64_t UpsampleNearest2dOp::getFlopCount() {
+  return getNumElements(getType());
+}
+
+LogicalResult UpsampleNearest2dBackwardOp::verify() {
+  return verifyResize(*this, getGradOutput().getType(), "grad_output",
+                      getType(), "result");
+}
+
+/// One addition per output gradient element.
+int64_t UpsampleNearest2dBackwardOp::getFlopCount() {
+  return getNumElements(getGradOutput().getType());
+}

@@ -154,6 +154,16 @@ static LogicalResult upsampleGradient(UpsampleBilinear2dOp op,
   return success();
 }
 
+static LogicalResult upsampleNearestGradient(UpsampleNearest2dOp op,
+                                             GradientBuilder &b,
+                                             ArrayRef<Value> gy,
+                                             ArrayRef<bool> needed,
+                                             Gradients grads) {
+  grads[0] = b.create<UpsampleNearest2dBackwardOp>(
+      "grad", op.getInput().getType(), gy[0]);
+  return success();
+}
+
 static LogicalResult linearGradient(LinearOp op, GradientBuilder &b,
                                     ArrayRef<Value> gy, ArrayRef<bool> needed,
                                     Gradients grads) {
@@ -277,6 +287,8 @@ void mlir::nn::registerNetworkGradientRules(MLIRContext *context) {
       GradientModel<AdaptiveAvgPool2dOp, adaptiveAvgPoolGradient>>(*context);
   UpsampleBilinear2dOp::attachInterface<
       GradientModel<UpsampleBilinear2dOp, upsampleGradient>>(*context);
+  UpsampleNearest2dOp::attachInterface<
+      GradientModel<UpsampleNearest2dOp, upsampleNearestGradient>>(*context);
   LinearOp::attachInterface<GradientModel<LinearOp, linearGradient>>(*context);
   MatmulOp::attachInterface<GradientModel<MatmulOp, matmulGradient>>(*context);
   EmbeddingOp::attachInterface<GradientModel<EmbeddingOp, embeddingGradient>>(

@@ -14,6 +14,8 @@
 // - adaptive_avg_pool2d: window [floor(i h / p), ceil((i + 1) h / p)).
 // - upsample_bilinear2d without scale factors: scale (in - 1) / (out - 1)
 //   with align_corners, else in / out with the source index clamped at 0.
+// - upsample_nearest2d: source min(floor(i * in / out), in - 1) (ATen's
+//   `nearest` mode; equal sizes copy, a doubled size halves).
 //
 // ceil_mode is folded into the output sizes by the caller. Forward
 // kernels compute one output element per thread; gradients that scatter
@@ -407,6 +409,73 @@ inline void upsampleBilinear2dBackward(Context &ctx, const float *dy,
   poolBilinearBackwardKernel<<<blocksFor(count), 256, 0, ctx.stream>>>(
       dy, dx, h, w, p, q, poolBilinearScale(h, p, alignCorners),
       poolBilinearScale(w, q, alignCorners), alignCorners, count);
+  REMAT_CHECK_LAUNCH();
+}
+
+//===----------------------------------------------------------------------===//
+// Nearest-neighbour upsampling
+//===----------------------------------------------------------------------===//
+
+/// ATen's nearest_idx: equal sizes copy, a doubled size halves, otherwise
+/// min(floor(i * scale), in - 1) with scale = in / out in float.
+__device__ inline int64_t poolNearestIndex(int64_t i, int64_t in,
+                                           int64_t out) {
+  if (out == in)
+    return i;
+  if (out == 2 * in)
+    return i >> 1;
+  float scale = float(in) / float(out);
+  int64_t src = int64_t(floorf(__fmul_rn(float(i), scale)));
+  return src < in - 1 ? src : in - 1;
+}
+
+__global__ void poolNearestForwardKernel(const float *x, float *y, int64_t h,
+                                         int64_t w, int64_t p, int64_t q,
+                                         int64_t count) {
+  for (int64_t i = blockIdx.x * int64_t(blockDim.x) + threadIdx.x; i < count;
+       i += int64_t(gridDim.x) * blockDim.x) {
+    int64_t oj = i % q, oi = (i / q) % p, plane = i / (p * q);
+    y[i] = x[(plane * h + poolNearestIndex(oi, h, p)) * w +
+             poolNearestIndex(oj, w, q)];
+  }
+}
+
+__global__ void poolNearestBackwardKernel(const float *dy, float *dx,
+                                          int64_t h, int64_t w, int64_t p,
+                                          int64_t q, int64_t count) {
+  for (int64_t i = blockIdx.x * int64_t(blockDim.x) + threadIdx.x; i < count;
+       i += int64_t(gridDim.x) * blockDim.x) {
+    int64_t oj = i % q, oi = (i / q) % p, plane = i / (p * q);
+    atomicAdd(dx + (plane * h + poolNearestIndex(oi, h, p)) * w +
+                  poolNearestIndex(oj, w, q),
+              dy[i]);
+  }
+}
+
+inline void upsampleNearest2dForward(Context &ctx, const float *x, float *y,
+                                     int n, int c, int h, int w, int p,
+                                     int q) {
+  int64_t count = int64_t(n) * c * p * q;
+  if (count == 0)
+    return;
+  poolNearestForwardKernel<<<blocksFor(count), 256, 0, ctx.stream>>>(
+      x, y, h, w, p, q, count);
+  REMAT_CHECK_LAUNCH();
+}
+
+inline void upsampleNearest2dBackward(Context &ctx, const float *dy,
+                                      float *dx, int n, int c, int h, int w,
+                                      int p, int q) {
+  int64_t dxCount = int64_t(n) * c * h * w;
+  if (dxCount == 0)
+    return;
+  REMAT_CHECK_CUDA(
+      cudaMemsetAsync(dx, 0, size_t(dxCount) * sizeof(float), ctx.stream));
+  int64_t count = int64_t(n) * c * p * q;
+  if (count == 0)
+    return;
+  poolNearestBackwardKernel<<<blocksFor(count), 256, 0, ctx.stream>>>(
+      dy, dx, h, w, p, q, count);
   REMAT_CHECK_LAUNCH();
 }
 

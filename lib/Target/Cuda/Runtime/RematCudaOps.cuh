@@ -196,6 +196,12 @@ inline void upsampleBilinear2dForward(Context &ctx, const float *x, float *y,
 inline void upsampleBilinear2dBackward(Context &ctx, const float *dy,
                                        float *dx, int n, int c, int h, int w,
                                        int p, int q, bool alignCorners);
+inline void upsampleNearest2dForward(Context &ctx, const float *x, float *y,
+                                     int n, int c, int h, int w, int p, int q);
+/// dx (zeroed first) += each dy at the input element it read.
+inline void upsampleNearest2dBackward(Context &ctx, const float *dy,
+                                      float *dx, int n, int c, int h, int w,
+                                      int p, int q);
 
 //===----------------------------------------------------------------------===//
 // Normalization. Batch norm: x [n, c, spatial...] as [n, c, spatial].

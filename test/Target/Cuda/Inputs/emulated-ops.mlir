@@ -4,7 +4,8 @@
 // tanh, hardswish, hardsigmoid, silu, hardtanh (on values that reach every
 // piece), exp, mul, div and sub with broadcasting, the scalar forms, average pooling
 // (count_include_pad = false), max pooling in ceil mode, concat, slice with a
-// step, bilinear upsampling with and without align_corners, transpose,
+// step, bilinear upsampling with and without align_corners, nearest
+// upsampling (ratios that are not whole, and a doubled width), transpose,
 // dropout, stochastic depth's Bernoulli noise (its own seed), log-softmax
 // along a middle dim (the column kernels), mean over dims (the block
 // reduction), softmax and linear; negative dims on slice, transpose and
@@ -51,7 +52,11 @@ func.func @ops(%input: tensor<2x3x9x9xf32> {remat.name = "x", remat.role = #rema
   %cat = nn.concat %a, %mp {dim = 1, remat.name = "concat"} : (tensor<2x6x3x3xf32>, tensor<2x6x3x3xf32>) -> tensor<2x12x3x3xf32>
   %sl = nn.slice %cat {dim = -3, start = 1, end = 12, step = 2, remat.name = "slice"} : tensor<2x12x3x3xf32> -> tensor<2x6x3x3xf32>
   %up = nn.upsample_bilinear2d %sl {remat.name = "upsample"} : tensor<2x6x3x3xf32> -> tensor<2x6x8x8xf32>
-  %up2 = nn.upsample_bilinear2d %up {align_corners = true, remat.name = "upsample_aligned"} : tensor<2x6x8x8xf32> -> tensor<2x6x11x13xf32>
+  %near = nn.upsample_nearest2d %sl {remat.name = "upsample_nearest"} : tensor<2x6x3x3xf32> -> tensor<2x6x8x8xf32>
+  %near2 = nn.upsample_nearest2d %near {remat.name = "upsample_nearest_double"} : tensor<2x6x8x8xf32> -> tensor<2x6x8x16xf32>
+  %near3 = nn.slice %near2 {dim = 3, start = 0, end = 16, step = 2, remat.name = "upsample_nearest_slice"} : tensor<2x6x8x16xf32> -> tensor<2x6x8x8xf32>
+  %ups = nn.add %up, %near3 {remat.name = "upsample_sum"} : tensor<2x6x8x8xf32>, tensor<2x6x8x8xf32> -> tensor<2x6x8x8xf32>
+  %up2 = nn.upsample_bilinear2d %ups {align_corners = true, remat.name = "upsample_aligned"} : tensor<2x6x8x8xf32> -> tensor<2x6x11x13xf32>
   %tr = nn.transpose %up2 {dim0 = -1, dim1 = -2, remat.name = "transpose"} : tensor<2x6x11x13xf32> -> tensor<2x6x13x11xf32>
   %drop = nn.dropout %tr, %seed, 0.3 {remat.name = "dropout"} : tensor<2x6x13x11xf32>, tensor<i64> -> tensor<2x6x13x11xf32>
   %noise = nn.bernoulli %depth_seed, 0.7 {remat.name = "depth.bernoulli"} : tensor<i64> -> tensor<2x6x1x1xf32>

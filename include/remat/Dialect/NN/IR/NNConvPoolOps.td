@@ -1,8 +1,8 @@
 //===- NNConvPoolOps.td - convolution, pooling, upsampling ---*- tablegen -*-===//
 //
 // Convolutions and max and average pooling over NCHW images and NCDHW
-// volumes; 2-D adaptive average pooling and bilinear upsampling; with their
-// backward ops. Backward ops take the input's shape from their result type.
+// volumes; 2-D adaptive average pooling and bilinear and nearest-neighbour
+// upsampling; with their backward ops. Backward ops take the input's shape from their result type.
 //
 //===----------------------------------------------------------------------===//
 
@@ -206,6 +206,31 @@ def NN_UpsampleBilinear2dBackwardOp : NN_Op<"upsample_bilinear2d_backward"> {
   let summary = "gradient of upsample_bilinear2d, shaped as its input";
   let arguments = (ins NN_FloatTensor:$grad_output,
                        DefaultValuedAttr<BoolAttr, "false">:$align_corners);
+  let results = (outs NN_FloatTensor:$grad_input);
+  let assemblyFormat = [{
+    $grad_output attr-dict `:` type($grad_output) `->` type($grad_input)
+  }];
+  let hasVerifier = 1;
+}
+
+def NN_UpsampleNearest2dOp : NN_Op<"upsample_nearest2d"> {
+  let summary = "nearest-neighbour resize to the result's H x W (aten::upsample_nearest2d)";
+  let description = [{
+    Output index i along a dimension of input size `in` and result size
+    `out` reads input index min(floor(i * (in / out)), in - 1), the scale
+    in float, as ATen's `nearest` mode (not `nearest-exact`).
+  }];
+  let arguments = (ins NN_FloatTensor:$input);
+  let results = (outs NN_FloatTensor:$result);
+  let assemblyFormat = [{
+    $input attr-dict `:` type($input) `->` type($result)
+  }];
+  let hasVerifier = 1;
+}
+
+def NN_UpsampleNearest2dBackwardOp : NN_Op<"upsample_nearest2d_backward"> {
+  let summary = "gradient of upsample_nearest2d: each input element sums the outputs that read it";
+  let arguments = (ins NN_FloatTensor:$grad_output);
   let results = (outs NN_FloatTensor:$grad_input);
   let assemblyFormat = [{
     $grad_output attr-dict `:` type($grad_output) `->` type($grad_input)
