@@ -37,3 +37,9 @@ cmake -S "$root" -B "$build_dir" -G Ninja \
   -DLLVM_EXTERNAL_LIT="$llvm_prefix/bin/lit" \
   ${REMAT_CMAKE_ARGS:-}
 cmake --build "$build_dir" ${REMAT_JOBS:+-j "$REMAT_JOBS"}
+# `import remat` in the project environment finds the package the build put
+# together (<build>/python/remat) through this path file.
+if [ -d "$build_dir/python/remat" ]; then
+  site="$("$python" -c 'import sysconfig; print(sysconfig.get_paths()["purelib"])')"
+  echo "$build_dir/python" > "$site/remat-build.pth"
+fi

@@ -28,6 +28,8 @@ packages=(
   # (and the LibTorch inside its wheel), torchvision, numpy and scikit-learn
   # come from the Python package index (scripts/setup-python.sh).
   python3 python3-venv
+  # Python.h, for the extension behind `import remat` (python/).
+  python3-dev
   # CBC (exact solver, found through pkg-config).
   coinor-libcbc-dev libglpk-dev pkgconf
   # Headless chromium renders the report's charts and HTML page in the tests

@@ -41,6 +41,11 @@ llvm_config.with_environment("PATH", config.remat_tools_dir, append_path=True)
 
 if config.remat_enable_torch:
     config.available_features.add("torch")
+# `import remat` from this build's package (python/), not whichever build
+# the environment's path file names.
+if config.remat_enable_python:
+    config.available_features.add("remat-python")
+    config.environment["PYTHONPATH"] = os.path.join(config.remat_obj_root, "python")
 # scikit-learn for examples/train-digits.py.
 import subprocess
 if subprocess.run([config.remat_python, "-c", "import sklearn"],

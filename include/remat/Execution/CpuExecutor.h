@@ -17,6 +17,7 @@
 
 #include "mlir/Interfaces/FunctionInterfaces.h"
 
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -87,6 +88,51 @@ struct CpuRunReport {
 /// plain allocations, with a warning.
 FailureOr<CpuRunReport> runOnCpu(FunctionOpInterface function,
                                  const CpuRunOptions &options);
+
+/// The caller's bytes for one argument of the step: `shape` and `type` must
+/// be the argument's. The runner reads and writes them in place (updated
+/// state is written into its argument's bytes) and never keeps them past a
+/// step.
+struct ArgumentBuffer {
+  void *data = nullptr;
+  std::vector<int64_t> shape;
+  NpyType type = NpyType::F32;
+};
+
+/// Runs one planned function step after step over buffers the caller owns
+/// (a Python user's own parameter and optimizer-state tensors): the arena
+/// is allocated once and reused, the plan checked at every step as runOnCpu
+/// checks it.
+class CpuStepRunner {
+public:
+  ~CpuStepRunner();
+
+  /// Analyzes `function` (which must outlive the runner) and allocates its
+  /// arena. Emits an error and fails when the function cannot be analyzed
+  /// or has an argument of an element type the executor cannot hold.
+  static FailureOr<std::unique_ptr<CpuStepRunner>>
+  create(FunctionOpInterface function);
+
+  /// Runs one step on `buffers`, one per argument in order. Returns the
+  /// step's single-element results that are not state updates (the loss).
+  /// Emits an error and fails on a buffer of another shape or type than its
+  /// argument, a kernel's error or a broken plan.
+  FailureOr<std::vector<NamedArray>>
+  runStep(llvm::ArrayRef<ArgumentBuffer> buffers);
+
+  /// Arguments plus the planned arena's peak, as the analysis computes it
+  /// (what every step measures).
+  int64_t getPeakBytes() const;
+  int64_t getArenaBytes() const;
+  int64_t getArgumentBytes() const;
+  /// The most bytes ATen held outside the arena at once, over all steps.
+  int64_t getOutsideArenaPeakBytes() const;
+
+private:
+  struct State;
+  explicit CpuStepRunner(std::unique_ptr<State> state);
+  std::unique_ptr<State> state;
+};
 
 } // namespace mlir::remat
 

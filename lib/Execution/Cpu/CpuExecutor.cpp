@@ -320,6 +320,8 @@ public:
   /// Records the step's scalars, and on the last step its results.
   LogicalResult runStep(ArrayRef<at::Tensor> arguments, bool lastStep,
                         CpuRunReport &report);
+  /// Arguments plus the most bytes live in the arena at once, so far.
+  int64_t getMeasuredPeak() const { return measuredPeak; }
 
 private:
   /// Runs a view op: its source reinterpreted.
@@ -641,4 +643,104 @@ FailureOr<CpuRunReport> mlir::remat::runOnCpu(FunctionOpInterface function,
   } catch (const std::exception &error) {
     return function.emitOpError() << "failed: " << error.what();
   }
+}
+
+//===----------------------------------------------------------------------===//
+// CpuStepRunner
+//===----------------------------------------------------------------------===//
+
+struct CpuStepRunner::State {
+  State(FunctionOpInterface function, PeakMemory analysis)
+      : function(function), analysis(std::move(analysis)),
+        runner(function, this->analysis) {}
+
+  FunctionOpInterface function;
+  PeakMemory analysis;
+  Runner runner;
+  CpuRunReport report;
+  int64_t outsideArenaPeak = 0;
+};
+
+CpuStepRunner::CpuStepRunner(std::unique_ptr<State> state)
+    : state(std::move(state)) {}
+
+CpuStepRunner::~CpuStepRunner() = default;
+
+FailureOr<std::unique_ptr<CpuStepRunner>>
+CpuStepRunner::create(FunctionOpInterface function) {
+  for (BlockArgument argument : function.getArguments())
+    if (!getScalarType(
+            cast<RankedTensorType>(argument.getType()).getElementType()))
+      return emitError(argument.getLoc())
+             << "argument '" << getValueName(argument)
+             << "' has an element type the CPU executor cannot hold";
+  FailureOr<PeakMemory> analysis = PeakMemory::analyze(function);
+  if (failed(analysis))
+    return failure();
+  auto state = std::make_unique<State>(function, std::move(*analysis));
+  try {
+    state->runner.prepare(/*warnUnplanned=*/false, state->report);
+  } catch (const c10::Error &error) {
+    return function.emitOpError()
+           << "ATen failed: " << error.what_without_backtrace();
+  }
+  return std::unique_ptr<CpuStepRunner>(new CpuStepRunner(std::move(state)));
+}
+
+FailureOr<std::vector<NamedArray>>
+CpuStepRunner::runStep(ArrayRef<ArgumentBuffer> buffers) {
+  FunctionOpInterface function = state->function;
+  if (buffers.size() != function.getNumArguments())
+    return function.emitOpError()
+           << "takes " << function.getNumArguments() << " arguments, but "
+           << buffers.size() << " buffers were given";
+  std::vector<at::Tensor> tensors;
+  for (auto [argument, buffer] :
+       llvm::zip_equal(function.getArguments(), buffers)) {
+    auto type = cast<RankedTensorType>(argument.getType());
+    at::ScalarType scalar = *getScalarType(type.getElementType());
+    if (ArrayRef<int64_t>(buffer.shape) != type.getShape() ||
+        getNpyType(scalar) != buffer.type || !buffer.data)
+      return emitError(argument.getLoc())
+             << "argument '" << getValueName(argument)
+             << "': the buffer given does not hold a " << type;
+    tensors.push_back(at::from_blob(buffer.data, buffer.shape,
+                                    at::TensorOptions().dtype(scalar)));
+  }
+  CpuRunReport &report = state->report;
+  report.stepScalars.clear();
+  try {
+    CountingScope counting;
+    if (failed(state->runner.runStep(tensors, /*lastStep=*/false, report)))
+      return failure();
+    // The arena was allocated before counting started.
+    state->outsideArenaPeak =
+        std::max(state->outsideArenaPeak, counting.getPeak());
+  } catch (const c10::Error &error) {
+    return function.emitOpError()
+           << "ATen failed: " << error.what_without_backtrace();
+  } catch (const std::exception &error) {
+    return function.emitOpError() << "failed: " << error.what();
+  }
+  if (report.planned &&
+      state->runner.getMeasuredPeak() != report.analysisPeakBytes)
+    return function.emitOpError()
+           << "measured a peak of " << state->runner.getMeasuredPeak()
+           << " bytes in the arena (arguments included), but the analysis "
+              "says "
+           << report.analysisPeakBytes;
+  return std::move(report.stepScalars.front());
+}
+
+int64_t CpuStepRunner::getPeakBytes() const {
+  return state->report.analysisPeakBytes;
+}
+int64_t CpuStepRunner::getArenaBytes() const {
+  return state->report.arenaBytes;
+}
+int64_t CpuStepRunner::getArgumentBytes() const {
+  return state->report.argumentBytes;
+}
+int64_t CpuStepRunner::getOutsideArenaPeakBytes() const {
+  return state->outsideArenaPeak;
 }

@@ -1,0 +1,353 @@
+//===- RematModule.cpp - the `remat._remat` Python extension -------------===//
+//
+// The compiled half of `import remat`: a training step built from a
+// torch.export program (import, autodiff with the optimizer, rematerialize
+// under the budget, plan memory) and run by the CPU executor over buffers
+// the caller owns. The Python half (remat/step.py) maps the user's module,
+// optimizer and batches onto the step's arguments; this file knows nothing
+// of torch.
+//
+// Every diagnostic is collected and raised as remat.Error, its message the
+// diagnostics as remat's tools print them (location: error: message).
+//
+//===----------------------------------------------------------------------===//
+
+#include "remat/Dialect/NN/IR/NNOps.h"
+#include "remat/Dialect/Remat/IR/RematDialect.h"
+#include "remat/Driver/TrainingStep.h"
+#include "remat/Execution/CpuExecutor.h"
+#include "remat/InitAll.h"
+#include "remat/Support/ByteSize.h"
+#include "remat/Transforms/Passes.h"
+#include "remat/Transforms/PlanMemory.h"
+
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/IR/Diagnostics.h"
+#include "mlir/IR/MLIRContext.h"
+#include "mlir/Pass/PassManager.h"
+#include "llvm/Support/raw_ostream.h"
+
+#include <nanobind/nanobind.h>
+#include <nanobind/stl/map.h>
+#include <nanobind/stl/string.h>
+#include <nanobind/stl/tuple.h>
+#include <nanobind/stl/vector.h>
+
+#include <map>
+#include <stdexcept>
+
+namespace nb = nanobind;
+using namespace mlir;
+using namespace mlir::remat;
+
+namespace {
+
+/// Raised as remat.Error.
+class RematError : public std::runtime_error {
+  using std::runtime_error::runtime_error;
+};
+
+/// Collects the diagnostics emitted while it lives, as the tools print them.
+class DiagnosticCollector {
+public:
+  explicit DiagnosticCollector(MLIRContext &context)
+      : handler(&context, [this](Diagnostic &diagnostic) {
+          llvm::raw_string_ostream os(messages);
+          if (!messages.empty())
+            os << "\n";
+          os << diagnostic.getLocation() << ": "
+             << stringifySeverity(diagnostic.getSeverity()) << ": "
+             << diagnostic;
+          for (const Diagnostic &note : diagnostic.getNotes())
+            os << "\n" << note.getLocation() << ": note: " << note;
+          return success();
+        }) {}
+
+  /// Throws the collected diagnostics (or `what` when there are none).
+  [[noreturn]] void raise(const std::string &what) const {
+    throw RematError(messages.empty() ? what : messages);
+  }
+
+private:
+  static StringRef stringifySeverity(DiagnosticSeverity severity) {
+    switch (severity) {
+    case DiagnosticSeverity::Error:
+      return "error";
+    case DiagnosticSeverity::Warning:
+      return "warning";
+    case DiagnosticSeverity::Note:
+      return "note";
+    case DiagnosticSeverity::Remark:
+      return "remark";
+    }
+    return "error";
+  }
+
+  std::string messages;
+  ScopedDiagnosticHandler handler;
+};
+
+NpyType parseElementType(const std::string &name) {
+  static const std::map<std::string, NpyType> types = {
+      {"float32", NpyType::F32}, {"float64", NpyType::F64},
+      {"float16", NpyType::F16}, {"bfloat16", NpyType::BF16},
+      {"int64", NpyType::I64},   {"int32", NpyType::I32},
+      {"uint8", NpyType::U8},    {"bool", NpyType::U8}};
+  auto found = types.find(name);
+  if (found == types.end())
+    throw RematError("a buffer of element type '" + name +
+                     "', which the CPU executor cannot hold");
+  return found->second;
+}
+
+std::string printType(Type type) {
+  std::string text;
+  llvm::raw_string_ostream(text) << type;
+  return text;
+}
+
+/// The optimizer as torch.optim names its hyperparameters. `momentum`
+/// decides at compile time whether SGD keeps a momentum buffer; every
+/// value can change from step to step (setHyperparameters).
+struct OptimizerSpec {
+  std::string kind = "sgd"; // sgd, adam or adamw
+  double lr = 0.01;
+  double momentum = 0.0;
+  double weightDecay = 0.0;
+  double beta1 = 0.9;
+  double beta2 = 0.999;
+  double eps = 1e-8;
+};
+
+/// Per weight, what the next step's update uses (torch.optim's param group).
+struct Hyperparameters {
+  double lr = 0.0;
+  double momentum = 0.0;
+  double dampening = 0.0;
+  double weightDecay = 0.0;
+  bool nesterov = false;
+  double beta1 = 0.9;
+  double beta2 = 0.999;
+  double eps = 1e-8;
+  bool decoupledWeightDecay = false;
+};
+
+/// One training step: owns its context, the planned module and the runner.
+class CompiledStep {
+public:
+  CompiledStep(const std::string &programPath, const OptimizerSpec &optimizer,
+               const std::string &budget)
+      : context(makeRegistry()) {
+    context.loadAllAvailableDialects();
+    DiagnosticCollector diagnostics(context);
+    ModelSpec spec;
+    spec.modelPath = programPath;
+    spec.autodiff.optimizer = optimizer.kind;
+    spec.autodiff.lr = optimizer.lr;
+    spec.autodiff.momentum = optimizer.momentum;
+    spec.autodiff.weightDecay = optimizer.weightDecay;
+    spec.autodiff.beta1 = optimizer.beta1;
+    spec.autodiff.beta2 = optimizer.beta2;
+    spec.autodiff.eps = optimizer.eps;
+    if (std::optional<std::string> bad =
+            findInvalidOptimizerValue(spec.autodiff))
+      throw RematError("the optimizer's " + *bad);
+    bool returnsLoss = false;
+    FailureOr<TorchScriptImport> step = buildTrainingStep(
+        spec, /*batch=*/0, &context, /*weightsPath=*/"", &returnsLoss);
+    if (failed(step))
+      diagnostics.raise("the step could not be built");
+    if (!returnsLoss)
+      throw RematError("the exported program returns no scalar loss");
+    module = std::move(step->module);
+    plan(budget, diagnostics);
+    auto functions = module->getOps<func::FuncOp>();
+    if (std::distance(functions.begin(), functions.end()) != 1)
+      throw RematError("the exported program has more than one function");
+    function = *functions.begin();
+    FailureOr<std::unique_ptr<CpuStepRunner>> created =
+        CpuStepRunner::create(function);
+    if (failed(created))
+      diagnostics.raise("the step cannot run on the CPU");
+    runner = std::move(*created);
+  }
+
+  /// (name, role, shape, element type) of each argument, in order.
+  std::vector<
+      std::tuple<std::string, std::string, std::vector<int64_t>, std::string>>
+  getArguments() {
+    std::vector<
+        std::tuple<std::string, std::string, std::vector<int64_t>, std::string>>
+        arguments;
+    for (BlockArgument argument : function.getArguments()) {
+      auto type = cast<RankedTensorType>(argument.getType());
+      ArgumentRole role = getArgumentRole(function, argument.getArgNumber())
+                              .value_or(ArgumentRole::Input);
+      arguments.emplace_back(getValueName(argument),
+                             stringifyArgumentRole(role).str(),
+                             std::vector<int64_t>(type.getShape()),
+                             printType(type.getElementType()));
+    }
+    return arguments;
+  }
+
+  /// Runs one step over (address, shape, element type) buffers, one per
+  /// argument; returns the step's scalar results by name.
+  std::map<std::string, double>
+  run(const std::vector<
+      std::tuple<uintptr_t, std::vector<int64_t>, std::string>> &buffers) {
+    std::vector<ArgumentBuffer> arguments;
+    for (const auto &[address, shape, element] : buffers)
+      arguments.push_back({reinterpret_cast<void *>(address), shape,
+                           parseElementType(element)});
+    DiagnosticCollector diagnostics(context);
+    FailureOr<std::vector<NamedArray>> scalars;
+    {
+      nb::gil_scoped_release release;
+      scalars = runner->runStep(arguments);
+    }
+    if (failed(scalars))
+      diagnostics.raise("the step failed");
+    std::map<std::string, double> values;
+    for (const NamedArray &scalar : *scalars)
+      values[scalar.name] = readScalar(scalar.array);
+    return values;
+  }
+
+  /// Sets the hyperparameters of the update of the weight named `weight`
+  /// (every optimizer op whose parameter is that argument).
+  void setHyperparameters(const std::string &weight,
+                          const Hyperparameters &values) {
+    Builder b(&context);
+    bool found = false;
+    function.walk([&](Operation *op) {
+      if (!isa<nn::SgdOp, nn::AdamOp>(op) ||
+          getValueName(op->getOperand(0)) != weight)
+        return;
+      found = true;
+      if (auto sgd = dyn_cast<nn::SgdOp>(op)) {
+        sgd.setLrAttr(b.getF64FloatAttr(values.lr));
+        sgd.setMomentumAttr(b.getF64FloatAttr(values.momentum));
+        sgd.setDampeningAttr(b.getF64FloatAttr(values.dampening));
+        sgd.setWeightDecayAttr(b.getF64FloatAttr(values.weightDecay));
+        sgd.setNesterovAttr(b.getBoolAttr(values.nesterov));
+        return;
+      }
+      auto adam = cast<nn::AdamOp>(op);
+      adam.setLrAttr(b.getF64FloatAttr(values.lr));
+      adam.setBeta1Attr(b.getF64FloatAttr(values.beta1));
+      adam.setBeta2Attr(b.getF64FloatAttr(values.beta2));
+      adam.setEpsAttr(b.getF64FloatAttr(values.eps));
+      adam.setWeightDecayAttr(b.getF64FloatAttr(values.weightDecay));
+      adam.setDecoupledWeightDecayAttr(
+          b.getBoolAttr(values.decoupledWeightDecay));
+    });
+    if (!found)
+      throw RematError("the step updates no weight named '" + weight + "'");
+  }
+
+  std::map<std::string, int64_t> getMemory() const {
+    return {{"peak_bytes", runner->getPeakBytes()},
+            {"arena_bytes", runner->getArenaBytes()},
+            {"argument_bytes", runner->getArgumentBytes()},
+            {"outside_arena_bytes", runner->getOutsideArenaPeakBytes()},
+            {"budget_bytes", budgetBytes}};
+  }
+
+  std::string getMlir() {
+    std::string text;
+    llvm::raw_string_ostream os(text);
+    module->print(os);
+    return text;
+  }
+
+private:
+  static DialectRegistry makeRegistry() {
+    DialectRegistry registry;
+    registerAllDialects(registry);
+    return registry;
+  }
+
+  static double readScalar(const NpyArray &array) {
+    switch (array.type) {
+    case NpyType::F32: {
+      float value;
+      std::memcpy(&value, array.data.data(), sizeof(value));
+      return value;
+    }
+    case NpyType::F64: {
+      double value;
+      std::memcpy(&value, array.data.data(), sizeof(value));
+      return value;
+    }
+    default:
+      throw RematError("the step returns a scalar that is not f32 or f64");
+    }
+  }
+
+  /// Rematerializes under `budget` (when given) and plans memory.
+  void plan(const std::string &budget, DiagnosticCollector &diagnostics) {
+    PassManager pm(&context);
+    if (budget.empty()) {
+      pm.addPass(createRematPlanMemoryPass());
+    } else {
+      std::string error;
+      std::optional<ByteSize> size = ByteSize::parse(budget, error);
+      if (!size)
+        throw RematError("budget '" + budget + "': " + error);
+      RematOptions options;
+      options.budget = *size;
+      if (!size->isPercent())
+        budgetBytes = size->getBytes();
+      buildRematPipeline(pm, options);
+    }
+    if (failed(pm.run(*module)))
+      diagnostics.raise("the step could not be planned");
+  }
+
+  MLIRContext context;
+  OwningOpRef<ModuleOp> module;
+  func::FuncOp function;
+  std::unique_ptr<CpuStepRunner> runner;
+  int64_t budgetBytes = 0;
+};
+
+} // namespace
+
+NB_MODULE(_remat, m) {
+  m.doc() = "remat's compiled half: build, plan and run a training step";
+  nb::exception<RematError>(m, "Error");
+
+  nb::class_<OptimizerSpec>(m, "OptimizerSpec")
+      .def(nb::init<>())
+      .def_rw("kind", &OptimizerSpec::kind)
+      .def_rw("lr", &OptimizerSpec::lr)
+      .def_rw("momentum", &OptimizerSpec::momentum)
+      .def_rw("weight_decay", &OptimizerSpec::weightDecay)
+      .def_rw("beta1", &OptimizerSpec::beta1)
+      .def_rw("beta2", &OptimizerSpec::beta2)
+      .def_rw("eps", &OptimizerSpec::eps);
+
+  nb::class_<Hyperparameters>(m, "Hyperparameters")
+      .def(nb::init<>())
+      .def_rw("lr", &Hyperparameters::lr)
+      .def_rw("momentum", &Hyperparameters::momentum)
+      .def_rw("dampening", &Hyperparameters::dampening)
+      .def_rw("weight_decay", &Hyperparameters::weightDecay)
+      .def_rw("nesterov", &Hyperparameters::nesterov)
+      .def_rw("beta1", &Hyperparameters::beta1)
+      .def_rw("beta2", &Hyperparameters::beta2)
+      .def_rw("eps", &Hyperparameters::eps)
+      .def_rw("decoupled_weight_decay", &Hyperparameters::decoupledWeightDecay);
+
+  nb::class_<CompiledStep>(m, "CompiledStep")
+      .def(nb::init<const std::string &, const OptimizerSpec &,
+                    const std::string &>(),
+           nb::arg("program"), nb::arg("optimizer"), nb::arg("budget"))
+      .def("arguments", &CompiledStep::getArguments)
+      .def("run", &CompiledStep::run, nb::arg("buffers"))
+      .def("set_hyperparameters", &CompiledStep::setHyperparameters,
+           nb::arg("weight"), nb::arg("values"))
+      .def("memory", &CompiledStep::getMemory)
+      .def("mlir", &CompiledStep::getMlir);
+}

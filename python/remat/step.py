@@ -1,0 +1,303 @@
+"""remat.compile and the Step it returns.
+
+A Step holds one compiled training step per input signature (shapes and
+dtypes of the batch): the first call with a new signature exports the model
+with its loss (torch.export), and remat builds, rematerializes and plans the
+step. Every call then binds the step's arguments to the user's tensors:
+
+  weight, buffer   the module's parameters and buffers, by name (in place)
+  opt_state        optimizer.state[p] ("momentum_buffer", "exp_avg",
+                   "exp_avg_sq"), created as torch.optim would (in place)
+  step             Adam's step count, copied from and back to every
+                   parameter's state["step"]
+  seed             a fresh seed from torch's generator at every call, so that
+                   dropout draws new masks (recomputation within a step
+                   redraws the same mask), reproducibly under
+                   torch.manual_seed
+  input, label     the call's tensors, in order
+
+and sets each weight's update from its optimizer param group, so that
+schedulers and per-group hyperparameters work unchanged.
+"""
+
+import os
+import tempfile
+
+import torch
+import torch.nn.functional as F
+
+from . import _remat
+from ._remat import Error
+
+_LOSSES = {
+    "cross_entropy": F.cross_entropy,
+    "mse": F.mse_loss,
+}
+
+_OPTIMIZERS = (torch.optim.SGD, torch.optim.Adam, torch.optim.AdamW)
+
+
+class _WithLoss(torch.nn.Module):
+    """The model and its loss as one module, for export: forward(*inputs,
+    target) returns the scalar loss (or the model's own, with no loss)."""
+
+    def __init__(self, model, loss):
+        super().__init__()
+        self.model = model
+        self.loss = loss
+
+    def forward(self, *args):
+        if self.loss is None:
+            return self.model(*args)
+        *inputs, target = args
+        return self.loss(self.model(*inputs), target)
+
+
+def _loss_function(loss):
+    if loss is None or callable(loss):
+        return loss
+    if loss in _LOSSES:
+        return _LOSSES[loss]
+    raise Error("loss=%r is not supported: use %s, a callable "
+                "loss(output, target), or None for a model that returns its "
+                "own scalar loss" % (loss, ", ".join(repr(k) for k in _LOSSES)))
+
+
+def _optimizer_kind(optimizer):
+    if not isinstance(optimizer, _OPTIMIZERS):
+        raise Error("optimizer %s is not supported: use torch.optim.SGD, "
+                    "torch.optim.Adam or torch.optim.AdamW"
+                    % type(optimizer).__name__)
+    for group in optimizer.param_groups:
+        for flag in ("maximize", "amsgrad", "differentiable", "capturable",
+                     "fused"):
+            if group.get(flag):
+                raise Error("optimizer option %s=True is not supported"
+                            % flag)
+    if isinstance(optimizer, torch.optim.SGD):
+        momenta = {group["momentum"] != 0 for group in optimizer.param_groups}
+        if len(momenta) > 1:
+            raise Error("SGD param groups must all use momentum or all not")
+        return "sgd"
+    return "adam"
+
+
+_DTYPE_NAMES = {
+    torch.float32: "float32", torch.float64: "float64",
+    torch.float16: "float16", torch.bfloat16: "bfloat16",
+    torch.int64: "int64", torch.int32: "int32", torch.uint8: "uint8",
+    torch.bool: "bool",
+}
+
+
+def _buffer(tensor, what):
+    if tensor.device.type != "cpu":
+        raise Error("%s is on %s; this step runs on the CPU"
+                    % (what, tensor.device))
+    if not tensor.is_contiguous():
+        raise Error("%s is not contiguous; the step updates it in place"
+                    % what)
+    if tensor.dtype not in _DTYPE_NAMES:
+        raise Error("%s has dtype %s, which the step cannot hold"
+                    % (what, tensor.dtype))
+    return (tensor.data_ptr(), list(tensor.shape), _DTYPE_NAMES[tensor.dtype])
+
+
+class _Compiled:
+    """One compiled step and how its arguments bind to the user's tensors."""
+
+    def __init__(self, step, inputs):
+        self.owner = step
+        wrapper = _WithLoss(step.model, step.loss)
+        with tempfile.TemporaryDirectory(prefix="remat-") as directory:
+            path = os.path.join(directory, "step.pt2")
+            exported = torch.export.export(wrapper, tuple(inputs))
+            torch.export.save(exported, path)
+            self.step = _remat.CompiledStep(path, step._optimizer_spec(),
+                                            step.budget)
+        self.arguments = self.step.arguments()
+        self.tensors = dict(wrapper.named_parameters())
+        self.tensors.update(wrapper.named_buffers())
+        self.parameters = {}
+        for name, role, shape, _ in self.arguments:
+            if role == "weight":
+                self.parameters[name] = self._state_tensor(name, shape)
+        self.groups = {}
+        for group in step.optimizer.param_groups:
+            for parameter in group["params"]:
+                self.groups[id(parameter)] = group
+        for name, parameter in self.parameters.items():
+            if id(parameter) not in self.groups:
+                raise Error("parameter '%s' is trained by the step but is "
+                            "not in the optimizer" % name[len("model."):])
+        self.set_values = {}
+
+    def _state_tensor(self, name, shape):
+        tensor = self.tensors.get(name)
+        if tensor is None:
+            raise Error("the step's argument '%s' is no parameter or buffer "
+                        "of the model" % name)
+        if list(tensor.shape) != list(shape):
+            raise Error("'%s' has shape %s, the step expects %s"
+                        % (name, list(tensor.shape), list(shape)))
+        return tensor
+
+    def _optimizer_state(self, name):
+        """The optimizer state tensor an opt_state argument names
+        ("<weight>.exp_avg"), created as torch.optim creates it."""
+        weight, _, key = name.rpartition(".")
+        parameter = self.parameters.get(weight)
+        if parameter is None:
+            raise Error("optimizer state '%s' belongs to no weight" % name)
+        state = self.owner.optimizer.state[parameter]
+        if state.get(key) is None:
+            state[key] = torch.zeros_like(
+                parameter, memory_format=torch.contiguous_format)
+            if key == "momentum_buffer":
+                # torch.optim.SGD's first buffer is the gradient itself:
+                # momentum * 0 + (1 - dampening) * g with dampening 0.
+                self.fresh_momentum.add(weight)
+        return state[key]
+
+    def _update_hyperparameters(self):
+        for name, parameter in self.parameters.items():
+            group = self.groups[id(parameter)]
+            values = _remat.Hyperparameters()
+            values.lr = float(group["lr"])
+            values.weight_decay = float(group["weight_decay"])
+            if "momentum" in group:
+                values.momentum = float(group["momentum"])
+                values.dampening = (0.0 if name in self.fresh_momentum
+                                    else float(group["dampening"]))
+                values.nesterov = bool(group["nesterov"])
+            else:
+                values.beta1, values.beta2 = (float(b) for b in group["betas"])
+                values.eps = float(group["eps"])
+                values.decoupled_weight_decay = bool(
+                    group.get("decoupled_weight_decay",
+                              isinstance(self.owner.optimizer,
+                                         torch.optim.AdamW)))
+            key = (values.lr, values.momentum, values.dampening,
+                   values.weight_decay, values.nesterov, values.beta1,
+                   values.beta2, values.eps, values.decoupled_weight_decay)
+            if self.set_values.get(name) != key:
+                self.step.set_hyperparameters(name, values)
+                self.set_values[name] = key
+
+    def run(self, inputs):
+        optimizer = self.owner.optimizer
+        self.fresh_momentum = set()
+        buffers, keep = [], []
+        batch = iter(inputs)
+        step_count = None
+        for name, role, shape, _ in self.arguments:
+            if role in ("weight", "buffer"):
+                tensor = self._state_tensor(name, shape)
+            elif role == "opt_state":
+                tensor = self._optimizer_state(name)
+            elif role == "step":
+                first = optimizer.state[next(iter(self.parameters.values()))]
+                count = first.get("step")
+                step_count = torch.tensor(
+                    float(count) if count is not None else 0.0,
+                    dtype=torch.float32)
+                tensor = step_count
+            elif role == "seed":
+                tensor = torch.randint(0, 2**62, (), dtype=torch.int64)
+            else:
+                tensor = next(batch).contiguous()
+            keep.append(tensor)
+            buffers.append(_buffer(tensor, "'%s'" % name))
+        self._update_hyperparameters()
+        scalars = self.step.run(buffers)
+        if step_count is not None:
+            for parameter in self.parameters.values():
+                state = optimizer.state[parameter]
+                if state.get("step") is None:
+                    state["step"] = torch.tensor(0.0, dtype=torch.float32)
+                state["step"].fill_(step_count.item())
+        self._count_batch_norm_batches()
+        # As optimizer.step() would: schedulers check that it ran.
+        optimizer._opt_called = True
+        return torch.tensor(scalars["loss"], dtype=torch.float32)
+
+    def _count_batch_norm_batches(self):
+        for module in self.owner.model.modules():
+            if (isinstance(module, torch.nn.modules.batchnorm._BatchNorm)
+                    and module.training and module.track_running_stats
+                    and module.num_batches_tracked is not None):
+                module.num_batches_tracked.add_(1)
+
+
+class Step:
+    """A model's training step under a byte budget; call it on a batch."""
+
+    def __init__(self, model, loss, optimizer, budget):
+        self.model = model
+        self.loss = _loss_function(loss)
+        self.optimizer = optimizer
+        self.kind = _optimizer_kind(optimizer)
+        self.budget = "" if budget is None else str(budget)
+        for module in model.modules():
+            if (isinstance(module, torch.nn.modules.batchnorm._BatchNorm)
+                    and module.momentum is None):
+                raise Error("batch norm with momentum=None (a cumulative "
+                            "average) is not supported")
+        self._compiled = {}
+
+    def _optimizer_spec(self):
+        spec = _remat.OptimizerSpec()
+        group = self.optimizer.param_groups[0]
+        spec.kind = self.kind
+        spec.lr = float(group["lr"])
+        if self.kind == "sgd":
+            spec.momentum = float(group["momentum"])
+        return spec
+
+    def _get(self, inputs):
+        key = tuple((tuple(t.shape), t.dtype) for t in inputs)
+        compiled = self._compiled.get(key)
+        if compiled is None:
+            compiled = _Compiled(self, inputs)
+            self._compiled[key] = compiled
+        return compiled
+
+    def __call__(self, *inputs):
+        """Runs one training step on the batch (the model's inputs, then
+        the target unless the model returns its own loss); returns the
+        loss as a 0-d tensor."""
+        if not self.model.training:
+            raise Error("the model is in eval mode; a training step needs "
+                        "model.train()")
+        with torch.no_grad():
+            return self._get(inputs).run(inputs)
+
+    def memory(self, *inputs):
+        """The planned bytes of the step compiled for these inputs (or the
+        last one compiled): peak, arena, arguments, the budget, and the most
+        bytes ATen held outside the arena in any step so far."""
+        compiled = (self._get(inputs) if inputs
+                    else list(self._compiled.values())[-1])
+        return compiled.step.memory()
+
+    def mlir(self, *inputs):
+        """The planned step as MLIR text."""
+        compiled = (self._get(inputs) if inputs
+                    else list(self._compiled.values())[-1])
+        return compiled.step.mlir()
+
+
+def compile(model, example_inputs, loss="cross_entropy", optimizer=None,
+            budget=None):
+    """Compiles model's training step with `optimizer`'s update under
+    `budget` (bytes, "2.5GB", "60%", or None for no limit), for batches
+    shaped like `example_inputs` (the model's inputs, then the target).
+    Raises remat.Error when something is not supported or does not fit."""
+    if optimizer is None:
+        raise Error("compile needs the optimizer the step updates with "
+                    "(torch.optim.SGD, Adam or AdamW)")
+    step = Step(model, loss, optimizer, budget)
+    if not isinstance(example_inputs, (tuple, list)):
+        example_inputs = (example_inputs,)
+    step._get(tuple(example_inputs))
+    return step
