@@ -77,6 +77,8 @@ NodeConverter::convertNetworkOp(Node *node, llvm::StringRef kind) {
     return convertAttention(node);
   if (kind == "aten::cross_entropy_loss")
     return convertCrossEntropy(node);
+  if (kind == "aten::mse_loss")
+    return convertMseLoss(node);
   if (kind == "aten::dropout")
     return convertDropout(node);
   if (kind == "aten::bernoulli")
@@ -537,6 +539,44 @@ LogicalResult NodeConverter::convertSoftmax(Node *node, bool logarithmic) {
           : nn::SoftmaxOp::create(builder, loc, *type, *input, *dim)
                 .getOperation();
   finish(node, op);
+  return success();
+}
+
+/// aten::mse_loss(input, target, reduction): (input - target)^2, reduced
+/// over every element (reduction 1: mean, 2: sum) or not at all (0).
+LogicalResult NodeConverter::convertMseLoss(Node *node) {
+  FailureOr<Value> input = getTensor(node, 0);
+  FailureOr<Value> target = getTensor(node, 1);
+  FailureOr<int64_t> reduction = getInt(node, 2);
+  FailureOr<RankedTensorType> type = getResultType(node);
+  if (failed(input) || failed(target) || failed(reduction) || failed(type))
+    return failure();
+  auto inputType = cast<RankedTensorType>(input->getType());
+  if (target->getType() != inputType)
+    return emitInputError(node, 1) << "has type " << target->getType()
+                                   << ", not the input's " << inputType;
+  if (*reduction < 0 || *reduction > 2)
+    return emitInputError(node, 2)
+           << "is " << *reduction << "; expected 0 (none), 1 (mean) or 2 (sum)";
+  Value difference =
+      record(node, nn::SubOp::create(builder, loc, inputType, *input, *target),
+             "difference");
+  if (*reduction == 0) {
+    finish(node,
+           nn::MulOp::create(builder, loc, inputType, difference, difference));
+    return success();
+  }
+  Value squares = record(
+      node, nn::MulOp::create(builder, loc, inputType, difference, difference),
+      "squares");
+  SmallVector<int64_t> dims =
+      llvm::to_vector(llvm::seq<int64_t>(0, inputType.getRank()));
+  if (*reduction == 1)
+    finish(node, nn::MeanOp::create(builder, loc, *type, squares, dims,
+                                    /*keepdim=*/false));
+  else
+    finish(node, nn::SumOp::create(builder, loc, *type, squares, dims,
+                                   /*keepdim=*/false));
   return success();
 }
 

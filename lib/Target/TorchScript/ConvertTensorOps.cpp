@@ -66,6 +66,8 @@ NodeConverter::convertTensorOp(Node *node, llvm::StringRef kind) {
     return convertPermute(node);
   if (kind == "aten::expand" || kind == "aten::expand_as")
     return convertExpand(node);
+  if (kind == "aten::broadcast_tensors")
+    return convertBroadcastTensors(node);
   if (kind == "aten::cat")
     return convertConcat(node);
   if (kind == "aten::slice")
@@ -344,6 +346,41 @@ LogicalResult NodeConverter::convertExpand(Node *node) {
     return success();
   }
   finish(node, nn::BroadcastToOp::create(builder, loc, *type, *input));
+  return success();
+}
+
+LogicalResult NodeConverter::convertBroadcastTensors(Node *node) {
+  // torch.broadcast_tensors (F.mse_loss and F.l1_loss call it): each tensor
+  // broadcast to the shape they share, as a list that ListUnpack reads.
+  FailureOr<SmallVector<Value>> tensors = getTensorList(node, 0);
+  if (failed(tensors))
+    return failure();
+  SmallVector<int64_t> shape;
+  for (Value tensor : *tensors) {
+    ArrayRef<int64_t> dims =
+        cast<RankedTensorType>(tensor.getType()).getShape();
+    if (dims.size() > shape.size())
+      shape.insert(shape.begin(), dims.size() - shape.size(), 1);
+    for (auto [index, dim] : llvm::enumerate(dims)) {
+      int64_t &shared = shape[shape.size() - dims.size() + index];
+      if (shared != dim && shared != 1 && dim != 1)
+        return emitInputError(node, 0)
+               << "holds tensors whose shapes do not broadcast (a size "
+               << shared << " against " << dim << ")";
+      if (shared == 1)
+        shared = dim;
+    }
+  }
+  SmallVector<Value> broadcast;
+  for (Value tensor : *tensors) {
+    auto type = cast<RankedTensorType>(tensor.getType());
+    auto target = RankedTensorType::get(shape, type.getElementType());
+    broadcast.push_back(type == target
+                            ? tensor
+                            : record(node, nn::BroadcastToOp::create(
+                                               builder, loc, target, tensor)));
+  }
+  tensorLists[node->output()] = std::move(broadcast);
   return success();
 }
 

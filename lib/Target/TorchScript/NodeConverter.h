@@ -102,6 +102,7 @@ private:
   LogicalResult convertEmbedding(Node *node);
   LogicalResult convertSoftmax(Node *node, bool logarithmic);
   LogicalResult convertAttention(Node *node);
+  LogicalResult convertMseLoss(Node *node);
   LogicalResult convertCrossEntropy(Node *node);
   LogicalResult convertDropout(Node *node);
   LogicalResult convertBernoulli(Node *node);
@@ -121,6 +122,7 @@ private:
   LogicalResult convertTranspose(Node *node, bool isT);
   LogicalResult convertPermute(Node *node);
   LogicalResult convertExpand(Node *node);
+  LogicalResult convertBroadcastTensors(Node *node);
   LogicalResult convertRepeat(Node *node);
   LogicalResult convertConcat(Node *node);
   LogicalResult convertSlice(Node *node);

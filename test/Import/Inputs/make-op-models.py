@@ -167,6 +167,22 @@ class LanguageOps(nn.Module):
         return self.out(torch.square(h).mean(dim=1))
 
 
+class Losses(nn.Module):
+    """F.mse_loss in its three reductions; against a narrower target, it
+    broadcasts (torch.broadcast_tensors)."""
+
+    def __init__(self):
+        super().__init__()
+        self.fc = nn.Linear(8, 4)
+
+    def forward(self, x):
+        y = self.fc(x)
+        target = x[:, :4]
+        return (F.mse_loss(y, target) + F.mse_loss(y, target, reduction="sum")
+                + F.mse_loss(y, x[:, :1].expand(-1, 4), reduction="none").mean()
+                + torch.cat(torch.broadcast_tensors(y, x[:, :1]), 1).sum())
+
+
 def main():
     outdir = sys.argv[1]
     os.makedirs(outdir, exist_ok=True)
@@ -177,7 +193,8 @@ def main():
                                  torch.randn(3, 8)),
                                 ("shared-bn", SharedBatchNorm, torch.randn(3, 4)),
                                 ("activations", Activations, torch.randn(2, 3, 8, 8)),
-                                ("language-ops", LanguageOps, torch.randn(2, 5, 8))]:
+                                ("language-ops", LanguageOps, torch.randn(2, 5, 8)),
+                                ("losses", Losses, torch.randn(3, 8))]:
         torch.manual_seed(0)
         model = make().train()
         torch.jit.script(model).save(os.path.join(outdir, name + ".scripted.pt"))
