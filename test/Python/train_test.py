@@ -92,8 +92,8 @@ def test_mse_loss_under_a_budget():
     assert step.memory()["peak_bytes"] <= budget < needed
 
 
-def test_save_and_resume_are_bit_identical():
-    data = batches(10)
+def test_save_at_25_and_resume_are_bit_identical():
+    data = batches(50)
 
     def fresh():
         torch.manual_seed(0)
@@ -104,9 +104,10 @@ def test_save_and_resume_are_bit_identical():
 
     model, optimizer, step = fresh()
     straight = [step(*inputs).item() for inputs in data]
+    final = model.state_dict(), optimizer.state_dict()
 
     model, optimizer, step = fresh()
-    for inputs in data[:5]:
+    for inputs in data[:25]:
         step(*inputs)
     saved = io.BytesIO()
     torch.save({"model": model.state_dict(),
@@ -117,8 +118,10 @@ def test_save_and_resume_are_bit_identical():
     model.load_state_dict(checkpoint["model"])
     optimizer.load_state_dict(checkpoint["optimizer"])
     step = remat.compile(model, data[0], optimizer=optimizer)
-    resumed = [step(*inputs).item() for inputs in data[5:]]
-    assert resumed == straight[5:]
+    resumed = [step(*inputs).item() for inputs in data[25:]]
+    assert resumed == straight[25:]
+    assert_state_close(model.state_dict(), final[0], atol=0)
+    assert_state_close(optimizer.state_dict(), final[1], atol=0)
 
 
 def test_dropout_draws_new_masks_reproducibly():
