@@ -17,7 +17,9 @@
 #include "remat/Driver/TrainingStep.h"
 #include "remat/Execution/CpuExecutor.h"
 #include "remat/InitAll.h"
+#include "remat/Report/StepReport.h"
 #include "remat/Support/ByteSize.h"
+#include "remat/Support/OutputFile.h"
 #include "remat/Transforms/Passes.h"
 #include "remat/Transforms/PlanMemory.h"
 
@@ -100,6 +102,26 @@ NpyType parseElementType(const std::string &name) {
   return found->second;
 }
 
+std::string getElementTypeName(NpyType type) {
+  switch (type) {
+  case NpyType::F32:
+    return "float32";
+  case NpyType::F64:
+    return "float64";
+  case NpyType::F16:
+    return "float16";
+  case NpyType::BF16:
+    return "bfloat16";
+  case NpyType::I64:
+    return "int64";
+  case NpyType::I32:
+    return "int32";
+  case NpyType::U8:
+    return "uint8";
+  }
+  return "uint8";
+}
+
 std::string printType(Type type) {
   std::string text;
   llvm::raw_string_ostream(text) << type;
@@ -132,12 +154,17 @@ struct Hyperparameters {
   bool decoupledWeightDecay = false;
 };
 
+/// The cost model's device profile for the solvers and the report.
+constexpr const char *kDevice = "h200";
+
 /// One training step: owns its context, the planned module and the runner.
 class CompiledStep {
 public:
   CompiledStep(const std::string &programPath, const OptimizerSpec &optimizer,
                const std::string &budget)
       : context(makeRegistry()) {
+    // Python's other threads (remat.compile's progress) run meanwhile.
+    nb::gil_scoped_release release;
     context.loadAllAvailableDialects();
     DiagnosticCollector diagnostics(context);
     ModelSpec spec;
@@ -160,6 +187,8 @@ public:
     if (!returnsLoss)
       throw RematError("the exported program returns no scalar loss");
     module = std::move(step->module);
+    for (ImportedWeight &weight : step->weights)
+      importedValues[weight.name] = std::move(weight.array);
     plan(budget, diagnostics);
     auto functions = module->getOps<func::FuncOp>();
     if (std::distance(functions.begin(), functions.end()) != 1)
@@ -246,6 +275,42 @@ public:
       throw RematError("the step updates no weight named '" + weight + "'");
   }
 
+  /// The value the importer gave the weight or buffer argument `name`
+  /// (those the model does not hold: constants computed at import) as
+  /// (bytes, shape, element type).
+  std::tuple<nb::bytes, std::vector<int64_t>, std::string>
+  getImportedValue(const std::string &name) const {
+    auto found = importedValues.find(name);
+    if (found == importedValues.end())
+      throw RematError("the importer gave no value for '" + name + "'");
+    const NpyArray &array = found->second;
+    return {nb::bytes(array.data.data(), array.data.size()), array.shape,
+            getElementTypeName(array.type)};
+  }
+
+  /// The step's report as JSON (remat-report's keys); with `htmlPath`, also
+  /// written there as one HTML page.
+  std::string getReport(const std::string &htmlPath) {
+    DiagnosticCollector diagnostics(context);
+    FailureOr<StepReport> report =
+        buildStepReport(function, CostModel(*findDeviceProfile(kDevice)));
+    if (failed(report))
+      diagnostics.raise("the report could not be built");
+    if (!htmlPath.empty()) {
+      std::string error;
+      FailureOr<OutputFile> file = OutputFile::create(htmlPath, error);
+      if (failed(file))
+        throw RematError(error);
+      writeReportHtml(file->os(), *report);
+      if (failed(file->commit(error)))
+        throw RematError(error);
+    }
+    std::string json;
+    llvm::raw_string_ostream os(json);
+    writeReportJson(os, *report);
+    return json;
+  }
+
   std::map<std::string, int64_t> getMemory() const {
     return {{"peak_bytes", runner->getPeakBytes()},
             {"arena_bytes", runner->getArenaBytes()},
@@ -297,6 +362,7 @@ private:
         throw RematError("budget '" + budget + "': " + error);
       RematOptions options;
       options.budget = *size;
+      options.device = kDevice;
       if (!size->isPercent())
         budgetBytes = size->getBytes();
       buildRematPipeline(pm, options);
@@ -309,6 +375,7 @@ private:
   OwningOpRef<ModuleOp> module;
   func::FuncOp function;
   std::unique_ptr<CpuStepRunner> runner;
+  std::map<std::string, NpyArray> importedValues;
   int64_t budgetBytes = 0;
 };
 
@@ -348,6 +415,8 @@ NB_MODULE(_remat, m) {
       .def("run", &CompiledStep::run, nb::arg("buffers"))
       .def("set_hyperparameters", &CompiledStep::setHyperparameters,
            nb::arg("weight"), nb::arg("values"))
+      .def("imported_value", &CompiledStep::getImportedValue, nb::arg("name"))
+      .def("report", &CompiledStep::getReport, nb::arg("html_path"))
       .def("memory", &CompiledStep::getMemory)
       .def("mlir", &CompiledStep::getMlir);
 }

@@ -20,8 +20,12 @@ and sets each weight's update from its optimizer param group, so that
 schedulers and per-group hyperparameters work unchanged.
 """
 
+import json
 import os
+import sys
 import tempfile
+import threading
+import time
 
 import torch
 import torch.nn.functional as F
@@ -90,6 +94,17 @@ _DTYPE_NAMES = {
 }
 
 
+_DTYPES = {name: dtype for dtype, name in _DTYPE_NAMES.items()
+           if name != "bool"}
+
+
+def _from_bytes(data, shape, dtype):
+    if not data:
+        return torch.empty(shape, dtype=_DTYPES[dtype])
+    flat = torch.frombuffer(bytearray(data), dtype=_DTYPES[dtype])
+    return flat.reshape(shape).clone()
+
+
 def _buffer(tensor, what):
     if tensor.device.type != "cpu":
         raise Error("%s is on %s; this step runs on the CPU"
@@ -103,21 +118,72 @@ def _buffer(tensor, what):
     return (tensor.data_ptr(), list(tensor.shape), _DTYPE_NAMES[tensor.dtype])
 
 
+class _Progress:
+    """Says on stderr what a compile is doing once it has taken more than a
+    second, and how long it took in the end."""
+
+    def __init__(self, what):
+        self.what = what
+        self.start = time.perf_counter()
+        self.stage = None
+        self.timer = threading.Timer(1.0, self._say)
+        self.timer.daemon = True
+        self.timer.start()
+        self.spoke = False
+
+    def _say(self):
+        self.spoke = True
+        print("remat: compiling %s: %s" % (self.what, self.stage),
+              file=sys.stderr, flush=True)
+
+    def enter(self, stage):
+        self.stage = stage
+        if self.spoke:
+            self._say()
+
+    def finish(self, summary):
+        self.timer.cancel()
+        if self.spoke:
+            print("remat: compiled %s in %.1f s: %s" % (
+                self.what, time.perf_counter() - self.start, summary),
+                file=sys.stderr, flush=True)
+
+
 class _Compiled:
     """One compiled step and how its arguments bind to the user's tensors."""
 
     def __init__(self, step, inputs):
         self.owner = step
         wrapper = _WithLoss(step.model, step.loss)
-        with tempfile.TemporaryDirectory(prefix="remat-") as directory:
-            path = os.path.join(directory, "step.pt2")
-            exported = torch.export.export(wrapper, tuple(inputs))
-            torch.export.save(exported, path)
-            self.step = _remat.CompiledStep(path, step._optimizer_spec(),
-                                            step.budget)
+        progress = _Progress("%s for %s" % (
+            type(step.model).__name__,
+            ", ".join("x".join(map(str, t.shape)) or "scalar" for t in inputs)))
+        try:
+            with tempfile.TemporaryDirectory(prefix="remat-") as directory:
+                path = os.path.join(directory, "step.pt2")
+                progress.enter("exporting with torch.export")
+                exported = torch.export.export(wrapper, tuple(inputs))
+                torch.export.save(exported, path)
+                progress.enter("importing, differentiating and planning "
+                               "under the budget")
+                self.step = _remat.CompiledStep(path, step._optimizer_spec(),
+                                                step.budget)
+        except BaseException:
+            progress.finish("failed")
+            raise
+        memory = self.step.memory()
+        progress.finish("peak %d bytes%s" % (
+            memory["peak_bytes"], " in a budget of %d" % memory["budget_bytes"]
+            if memory["budget_bytes"] else ""))
         self.arguments = self.step.arguments()
         self.tensors = dict(wrapper.named_parameters())
         self.tensors.update(wrapper.named_buffers())
+        # Tensors the importer computed from constants (a position table
+        # built in forward): arguments the model does not hold.
+        for name, role, _, _ in self.arguments:
+            if role in ("weight", "buffer") and name not in self.tensors:
+                self.tensors[name] = _from_bytes(
+                    *self.step.imported_value(name))
         self.parameters = {}
         for name, role, shape, _ in self.arguments:
             if role == "weight":
@@ -279,6 +345,15 @@ class Step:
         compiled = (self._get(inputs) if inputs
                     else list(self._compiled.values())[-1])
         return compiled.step.memory()
+
+    def report(self, html=None, inputs=()):
+        """The plan's report as a dict (remat-report's JSON: bytes before
+        and after, the solver, what was recomputed, per-op costs); with
+        `html`, also written to that path as one self-contained page."""
+        compiled = (self._get(inputs) if inputs
+                    else list(self._compiled.values())[-1])
+        return json.loads(compiled.step.report("" if html is None
+                                               else os.fspath(html)))
 
     def mlir(self, *inputs):
         """The planned step as MLIR text."""

@@ -71,7 +71,7 @@ def test_adam_per_group_hyperparameters(model_pair):
                torch.optim.lr_scheduler.StepLR(o, step_size=3, gamma=0.5))
 
 
-def test_mse_loss_under_a_budget():
+def test_mse_loss_under_a_budget(tmp_path):
     def make():
         torch.manual_seed(0)
         # Activations (512 samples) outweigh the weights, as in training.
@@ -90,6 +90,10 @@ def test_mse_loss_under_a_budget():
                          lambda m: torch.optim.SGD(m.parameters(), lr=0.1),
                          6, loss="mse", budget=budget, data=data)
     assert step.memory()["peak_bytes"] <= budget < needed
+    report = step.report(html=tmp_path / "report.html")
+    assert report["peak_bytes_after"] <= report["budget_bytes"] == budget
+    assert report["recomputed"] and report["peak_bytes_before"] == needed
+    assert "<html" in (tmp_path / "report.html").read_text()
 
 
 def test_save_at_25_and_resume_are_bit_identical():
@@ -197,3 +201,27 @@ def test_the_runner_checks_every_buffer(model_pair):
                        match="error: argument 'args_0': the buffer given "
                              "does not hold a 'tensor<8x1x8x8xf32>'"):
         compiled.run(buffers)
+
+
+def test_constants_computed_in_forward_come_from_the_importer(model_pair):
+    # A table built in forward from constants (as Hugging Face's position
+    # tables are) is an argument the module does not hold.
+    class WithTable(nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.fc = nn.Linear(8, 3)
+
+        def forward(self, x):
+            table = torch.arange(8, dtype=torch.float32).sin() * 0.1
+            return self.fc(x + table)
+
+    def make():
+        torch.manual_seed(0)
+        return WithTable()
+
+    generator = torch.Generator().manual_seed(4)
+    data = [(torch.randn(4, 8, generator=generator),
+             torch.randint(0, 3, (4,), generator=generator)) for _ in range(3)]
+    train_both((make(), make()),
+               lambda m: torch.optim.SGD(m.parameters(), lr=0.1), 3,
+               data=data)

@@ -490,9 +490,10 @@ LogicalResult Runner::runKernelOp(Operation *op,
     operands.push_back(tensors.lookup(operand));
   // Where each result goes, and what the kernel writes into: the same,
   // except that a kernel never writes into the buffer of an argument it
-  // reads (an update written over the old value it reads, as nn.adam's new
-  // parameter over the parameter): it computes into a temporary that is
-  // copied into the argument's buffer once every result is computed.
+  // reads (an update written over the old value it reads): it computes into
+  // a temporary that is copied into the argument's buffer once every result
+  // is computed. The optimizer updates are the exception: they update the
+  // state in place, element by element, as torch.optim does.
   std::vector<at::Tensor> destinations, kernelOuts;
   for (auto [index, result] : llvm::enumerate(op->getResults())) {
     at::Tensor destination;
@@ -508,6 +509,7 @@ LogicalResult Runner::runKernelOp(Operation *op,
       destination = *slot;
     }
     bool readByOp = storage.getUpdatedArgument(result) &&
+                    !kernelUpdatesInPlace(op) &&
                     llvm::any_of(operands, [&](const at::Tensor &operand) {
                       return operand.is_alias_of(destination);
                     });

@@ -237,21 +237,15 @@ std::optional<Tensors> KernelRunner::convolution() {
             ref(o.getDilation()), false, noPadding, int64_t(o.getGroups()))};
       })
       .Case<nn::Conv2dBackwardInputOp, nn::Conv3dBackwardInputOp>([&](auto o) {
-        // The input gradient is the transposed convolution, with the output
-        // padding that restores the input's size.
-        std::vector<int64_t> inputShape = resultShape();
-        size_t spatialDims = o.getStride().size();
-        std::vector<int64_t> outputPadding(spatialDims);
-        for (size_t i = 0; i < spatialDims; ++i) {
-          int64_t kernel = in[1].size(2 + i);
-          outputPadding[i] =
-              inputShape[2 + i] -
-              ((in[0].size(2 + i) - 1) * o.getStride()[i] -
-               2 * o.getPadding()[i] + o.getDilation()[i] * (kernel - 1) + 1);
-        }
-        return Tensors{at::convolution(
-            in[0], in[1], {}, ref(o.getStride()), ref(o.getPadding()),
-            ref(o.getDilation()), true, outputPadding, int64_t(o.getGroups()))};
+        // ATen's own backward, as autograd calls it (its fastest path:
+        // oneDNN where it applies). The input's values are not read for
+        // the input gradient, only its shape: the destination gives it.
+        std::vector<int64_t> noPadding(o.getStride().size(), 0);
+        auto grads = at::convolution_backward(
+            in[0], out(), in[1], c10::nullopt, ref(o.getStride()),
+            ref(o.getPadding()), ref(o.getDilation()), false, noPadding,
+            int64_t(o.getGroups()), {true, false, false});
+        return Tensors{std::get<0>(grads)};
       })
       .Case<nn::Conv2dBackwardWeightOp, nn::Conv3dBackwardWeightOp>(
           [&](auto o) {
@@ -528,22 +522,37 @@ std::optional<Tensors> KernelRunner::attention() {
       .Default([](Operation *) { return std::nullopt; });
 }
 
+/// `destination` holding `value` (a copy unless it is already its buffer),
+/// for a kernel that updates it in place.
+static at::Tensor &startFrom(at::Tensor &destination, const at::Tensor &value) {
+  if (!destination.is_same(value))
+    destination.copy_(value);
+  return destination;
+}
+
+bool mlir::remat::kernelUpdatesInPlace(Operation *op) {
+  return isa<nn::SgdOp, nn::AdamOp>(op);
+}
+
+// The optimizer updates follow torch.optim's single-tensor CPU paths op for
+// op (the same ATen calls in the same order, so the same rounding), in place
+// in their destinations, which are normally the state's own buffers.
 std::optional<Tensors> KernelRunner::optimizers() {
   return llvm::TypeSwitch<Operation *, std::optional<Tensors>>(op)
       .Case([&](nn::SgdOp o) {
         double decay = o.getWeightDecay().convertToDouble();
         double momentum = o.getMomentum().convertToDouble();
         at::Tensor step = decay != 0.0 ? at::add(in[1], in[0], decay) : in[1];
-        Tensors results;
+        at::Tensor &param = startFrom(out(0), in[0]);
+        Tensors results{param};
         if (o.getMomentumBuffer()) {
-          at::Tensor buffer = at::add(
-              at::mul(in[2], momentum), step,
-              1.0 - o.getDampening().convertToDouble());
+          at::Tensor &buffer = startFrom(out(1), in[2]);
+          buffer.mul_(momentum).add_(step,
+                                     1.0 - o.getDampening().convertToDouble());
           step = o.getNesterov() ? at::add(step, buffer, momentum) : buffer;
           results.push_back(buffer);
         }
-        results.insert(results.begin(),
-                       at::add(in[0], step, -o.getLr().convertToDouble()));
+        param.add_(step, -o.getLr().convertToDouble());
         return results;
       })
       .Case([&](nn::AdamOp o) {
@@ -555,18 +564,19 @@ std::optional<Tensors> KernelRunner::optimizers() {
         bool decoupled = o.getDecoupledWeightDecay();
         at::Tensor grad =
             decay != 0.0 && !decoupled ? at::add(in[1], in[0], decay) : in[1];
+        at::Tensor &param = startFrom(out(0), in[0]);
+        at::Tensor &m = startFrom(out(1), in[2]);
+        at::Tensor &v = startFrom(out(2), in[3]);
         // AdamW: the weight decays before the step, the gradient does not.
-        at::Tensor start = decay != 0.0 && decoupled
-                               ? at::mul(in[0], 1.0 - lr * decay)
-                               : in[0];
-        at::Tensor m = at::add(at::mul(in[2], beta1), grad, 1.0 - beta1);
-        at::Tensor v = at::mul(in[3], beta2).addcmul_(grad, grad, 1.0 - beta2);
+        if (decay != 0.0 && decoupled)
+          param.mul_(1.0 - lr * decay);
+        m.lerp_(grad, 1.0 - beta1);
+        v.mul_(beta2).addcmul_(grad, grad, 1.0 - beta2);
         double correction1 = 1.0 - std::pow(beta1, t);
         double correction2 = 1.0 - std::pow(beta2, t);
         at::Tensor denominator = at::div(at::sqrt(v), std::sqrt(correction2))
                                      .add_(o.getEps().convertToDouble());
-        at::Tensor param =
-            at::addcdiv(start, m, denominator, -lr / correction1);
+        param.addcdiv_(m, denominator, -lr / correction1);
         return Tensors{param, m, v};
       })
       .Default([](Operation *) { return std::nullopt; });

@@ -31,6 +31,13 @@ FailureOr<std::vector<at::Tensor>> runKernel(Operation *op,
                                              ArrayRef<at::Tensor> operands,
                                              ArrayRef<at::Tensor> outs);
 
+/// Whether `op`'s kernel updates its destinations in place, reading the
+/// operands they update element by element before writing them (the
+/// optimizer updates, as torch.optim does): the executor gives it the state's
+/// own buffers to write, where other kernels that read a buffer they update
+/// get a temporary.
+bool kernelUpdatesInPlace(Operation *op);
+
 /// Checks the index operands of `op` (max-pool indices, embedding rows,
 /// cross-entropy labels) against what they index, before ATen sees them;
 /// emits an error at `op` naming the first bad index and fails.
