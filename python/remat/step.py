@@ -20,6 +20,7 @@ and sets each weight's update from its optimizer param group, so that
 schedulers and per-group hyperparameters work unchanged.
 """
 
+import inspect
 import json
 import os
 import sys
@@ -55,6 +56,34 @@ class _WithLoss(torch.nn.Module):
             return self.model(*args)
         *inputs, target = args
         return self.loss(self.model(*inputs), target)
+
+
+def _named_wrapper(model, loss, count):
+    """_WithLoss for `count` inputs, its forward's parameters named as the
+    model's (then `target`), so that the step's arguments and diagnostics
+    use the user's names."""
+    try:
+        parameters = [p.name for p in
+                      inspect.signature(model.forward).parameters.values()
+                      if p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD)]
+    except (TypeError, ValueError):
+        parameters = []
+    model_inputs = count - (loss is not None)
+    names = parameters[:model_inputs]
+    names += ["input_%d" % i for i in range(len(names), model_inputs)]
+    if loss is not None:
+        names.append("target" if "target" not in names else "loss_target")
+    kind = inspect.Parameter.POSITIONAL_OR_KEYWORD
+    signature = inspect.Signature(
+        [inspect.Parameter("self", kind)] +
+        [inspect.Parameter(name, kind) for name in names])
+
+    def forward(self, *args):
+        return _WithLoss.forward(self, *args)
+
+    forward.__signature__ = signature
+    named = type("WithLoss", (_WithLoss,), {"forward": forward})
+    return named(model, loss)
 
 
 def _loss_function(loss):
@@ -154,7 +183,7 @@ class _Compiled:
 
     def __init__(self, step, inputs):
         self.owner = step
-        wrapper = _WithLoss(step.model, step.loss)
+        wrapper = _named_wrapper(step.model, step.loss, len(inputs))
         progress = _Progress("%s for %s" % (
             type(step.model).__name__,
             ", ".join("x".join(map(str, t.shape)) or "scalar" for t in inputs)))

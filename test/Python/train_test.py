@@ -198,7 +198,7 @@ def test_the_runner_checks_every_buffer(model_pair):
         compiled.run([])
     buffers = [(wrong.data_ptr(), [3], "float32")] * count
     with pytest.raises(remat.Error,
-                       match="error: argument 'args_0': the buffer given "
+                       match="error: argument 'x': the buffer given "
                              "does not hold a 'tensor<8x1x8x8xf32>'"):
         compiled.run(buffers)
 
