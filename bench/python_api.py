@@ -21,7 +21,7 @@ interleaved, on the same ATen threads (--threads). It prints per model:
 A model that fails prints the first line of its remat.Error.
 
 Usage: .venv/bin/python bench/python_api.py [--models a,b] [--steps 6]
-                                            [--threads 1] [--budget 80%]
+           [--threads 1] [--budget 80%] [--batch 2] [--image 32] [--tokens 16]
 """
 
 import argparse
@@ -98,10 +98,17 @@ def main():
     parser.add_argument("--models", default=",".join(outside_models.MODELS))
     parser.add_argument("--steps", type=int, default=6)
     parser.add_argument("--threads", type=int, default=1)
+    parser.add_argument("--batch", type=int, default=outside_models.BATCH)
+    parser.add_argument("--image", type=int, default=outside_models.IMAGE,
+                        help="side of the image models' inputs")
+    parser.add_argument("--tokens", type=int, default=outside_models.TOKENS)
     parser.add_argument("--budget", default=None,
                         help="remat.compile's budget (default: none, "
                              "nothing recomputed)")
     args = parser.parse_args()
+    outside_models.BATCH = args.batch
+    outside_models.IMAGE = args.image
+    outside_models.TOKENS = args.tokens
     torch.set_num_threads(args.threads)
     print("%-22s %9s %13s %9s %9s %7s %7s" % (
         "model", "compile s", "loss diff", "eager ms", "remat ms", "ratio",
