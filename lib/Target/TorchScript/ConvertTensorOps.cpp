@@ -70,6 +70,8 @@ NodeConverter::convertTensorOp(Node *node, llvm::StringRef kind) {
     return convertBroadcastTensors(node);
   if (kind == "aten::cat")
     return convertConcat(node);
+  if (kind == "aten::stack")
+    return convertStack(node);
   if (kind == "aten::slice")
     return convertSlice(node);
   if (kind == "aten::select")
@@ -438,6 +440,38 @@ LogicalResult NodeConverter::convertConcat(Node *node) {
     return success();
   }
   finish(node, nn::ConcatOp::create(builder, loc, *type, *list, *dim));
+  return success();
+}
+
+LogicalResult NodeConverter::convertStack(Node *node) {
+  // torch.stack(tensors, dim): each tensor with a dimension of 1 inserted
+  // at dim (nn.reshape), then concatenated along it.
+  FailureOr<SmallVector<Value>> list = getTensorList(node, 0);
+  FailureOr<RankedTensorType> type = getResultType(node);
+  if (failed(list) || failed(type))
+    return failure();
+  FailureOr<int64_t> dim = getDim(node, 1, type->getRank());
+  if (failed(dim))
+    return failure();
+  SmallVector<Value> pieces;
+  for (Value tensor : *list) {
+    auto tensorType = cast<RankedTensorType>(tensor.getType());
+    if (tensorType.getRank() + 1 != type->getRank())
+      return emitInputError(node, 0) << "holds a " << tensorType
+                                     << ", which does not stack into " << *type;
+    SmallVector<int64_t> shape(tensorType.getShape());
+    shape.insert(shape.begin() + *dim, 1);
+    pieces.push_back(record(
+        node, nn::ReshapeOp::create(
+                  builder, loc,
+                  RankedTensorType::get(shape, tensorType.getElementType()),
+                  tensor)));
+  }
+  if (pieces.size() == 1) {
+    map(node->output(), pieces.front());
+    return success();
+  }
+  finish(node, nn::ConcatOp::create(builder, loc, *type, pieces, *dim));
   return success();
 }
 

@@ -123,6 +123,7 @@ private:
   LogicalResult convertPermute(Node *node);
   LogicalResult convertExpand(Node *node);
   LogicalResult convertBroadcastTensors(Node *node);
+  LogicalResult convertStack(Node *node);
   LogicalResult convertRepeat(Node *node);
   LogicalResult convertConcat(Node *node);
   LogicalResult convertSlice(Node *node);
