@@ -2,6 +2,7 @@
 """check-steps.py - remat-run --steps against PyTorch's training loop.
 
 Usage: check-steps.py REMAT_RUN STEP.mlir sgd|adam WORKDIR [--same-inputs]
+                      [--schedule]
 
 STEP.mlir is test/Execution/Inputs/{sgd,adam}-step.mlir: a linear layer on an
 input [4, 2, 3] reshaped to [4, 6], cross entropy, and SGD (lr 0.1, momentum
@@ -10,8 +11,9 @@ remat.updates. Writes the weights and 3 steps' batches ([3, ...] .npy files;
 with --same-inputs one batch that every step reads), runs
 `remat-run --steps=3`, and checks every step's printed loss and the final
 state written to --output-dir against torch.optim from the same weights and
-batches (relative 1e-5). Prints one line per check; exits non-zero on a
-mismatch.
+batches (relative 1e-5). With --schedule, each step has its own learning
+rate (`remat-run --lr`; torch's param group set before each step). Prints one
+line per check; exits non-zero on a mismatch.
 """
 
 import os
@@ -24,11 +26,14 @@ import torch
 import torch.nn.functional as F
 
 STEPS = 3
+# Each step's learning rate with --schedule: a warm-up, then a decay.
+SCHEDULE = [0.02, 0.1, 0.05]
 
 
 def main():
     remat_run, step_file, optimizer, workdir = sys.argv[1:5]
     same_inputs = "--same-inputs" in sys.argv[5:]
+    schedule = "--schedule" in sys.argv[5:]
     inputs = os.path.join(workdir, "inputs")
     outputs = os.path.join(workdir, "outputs")
     os.makedirs(inputs, exist_ok=True)
@@ -45,7 +50,9 @@ def main():
             labels[0] if same_inputs else labels)
     run = subprocess.run(
         [remat_run, step_file, "--steps=%d" % STEPS, "--inputs=" + inputs,
-         "--output-dir=" + outputs], capture_output=True, text=True)
+         "--output-dir=" + outputs]
+        + (["--lr=" + ",".join(map(str, SCHEDULE))] if schedule else []),
+        capture_output=True, text=True)
     if run.returncode != 0:
         sys.exit("remat-run failed:\n" + run.stderr)
     losses = [float(m.group(2)) for m in
@@ -64,6 +71,8 @@ def main():
     worst = 0.0
     for step in range(STEPS):
         batch = 0 if same_inputs else step
+        if schedule:
+            optim.param_groups[0]["lr"] = SCHEDULE[step]
         optim.zero_grad()
         logits = F.linear(torch.tensor(x[batch]).reshape(4, 6), weight, bias)
         loss = F.cross_entropy(logits, torch.tensor(labels[batch]))

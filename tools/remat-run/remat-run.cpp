@@ -1,19 +1,20 @@
 //===- remat-run.cpp - run a planned training step on the CPU -------------===//
 //
 //   remat-run STEP.mlir [--seed N] [--inputs DIR] [--classes N] [--steps N]
-//             [--output-dir DIR] [--reference ORIGINAL.mlir] [--tolerance X]
+//             [--lr LR1,LR2,...] [--output-dir DIR] [--reference ORIGINAL.mlir]
+//             [--tolerance X]
 //
 // Runs the step's function with ATen kernels inside its planned arena
 // (CpuExecutor.h), N times with --steps (the updated state carried in the
-// argument buffers), prints what it measured and every step's loss, writes
-// the results and the final state as .npy (all or none, once the runs are
-// done: Support/OutputFile.h), and
-// with --reference runs the original step on the same inputs (both runs on
-// one ATen thread, so that results reproduce from run to run) and compares
-// every result (the two steps must return the same results by name; NaN
-// equals only NaN; f16 and bf16 are compared by value). Exits non-zero when
-// a check fails or a result differs by more than the tolerance (0: bit for
-// bit).
+// argument buffers, seeds advanced, each step's learning rate from --lr),
+// prints what it measured and every step's loss, writes the results and the
+// final state as .npy (all or none, once the runs are done:
+// Support/OutputFile.h), and with --reference runs the original step on the
+// same inputs (both runs on one ATen thread, so that results reproduce from
+// run to run) and compares every result (the two steps must return the same
+// results by name; NaN equals only NaN; f16 and bf16 are compared by value).
+// Exits non-zero when a check fails or a result differs by more than the
+// tolerance (0: bit for bit).
 //
 //===----------------------------------------------------------------------===//
 
@@ -74,6 +75,12 @@ static cl::opt<int64_t>
           cl::desc("Steps to run, the updated state carried from step to "
                    "step (default: 1)"),
           cl::cat(getToolCategory()));
+static cl::list<double>
+    learningRates("lr", cl::CommaSeparated,
+                  cl::desc("Each step's learning rate, one per step, set on "
+                           "every optimizer update (default: the step's "
+                           "own)"),
+                  cl::value_desc("lr1,lr2,..."), cl::cat(getToolCategory()));
 static cl::opt<std::string>
     outputDir("output-dir",
               cl::desc("Write each result as <name>.npy here, and each "
@@ -170,6 +177,7 @@ static FailureOr<CpuRunReport> runFile(StringRef path, MLIRContext &context,
   options.inputsDir = inputsDir;
   options.classes = classes;
   options.steps = steps;
+  options.learningRates.assign(learningRates.begin(), learningRates.end());
   // Comparing bit for bit needs results reproducible from run to run: ATen
   // on one thread (CpuRunOptions::threads).
   if (!referenceFile.empty())

@@ -38,6 +38,10 @@ struct CpuRunOptions {
   /// file of shape [M, <argument shape>...] with M >= steps gives step k its
   /// row k.
   int64_t steps = 1;
+  /// Each step's learning rate, one per step (step k from 0 takes element
+  /// k), set on every optimizer update (nn.sgd, nn.adam) before that step;
+  /// empty: the ops' own.
+  std::vector<double> learningRates;
   /// ATen's intra-op threads, set for the process from this run on (0:
   /// left as they are, ATen's default is one a core). One makes results
   /// reproducible from run to run: on several threads ATen's MKL paths were

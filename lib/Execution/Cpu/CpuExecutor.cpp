@@ -196,11 +196,15 @@ at::Tensor generateArgument(BlockArgument argument, StringRef name,
 struct LoadedArgument {
   at::Tensor buffer;
   at::Tensor perStep;
+  /// A seed without one value per step: advanced by one after every step,
+  /// so that dropout draws new masks.
+  bool advancesEachStep = false;
 };
 
-/// Whether arguments of `role` may take one batch per step.
-static bool takesBatchPerStep(ArgumentRole role) {
-  return role == ArgumentRole::Input || role == ArgumentRole::Label;
+/// Whether arguments of `role` may take one value per step.
+static bool takesValuePerStep(ArgumentRole role) {
+  return role == ArgumentRole::Input || role == ArgumentRole::Label ||
+         role == ArgumentRole::Seed;
 }
 
 /// Reads `path` as the argument's value; checks its shape and type. A file
@@ -220,12 +224,13 @@ FailureOr<LoadedArgument> readArgument(BlockArgument argument, StringRef name,
   bool oneRowPerStep =
       sameType && array->shape.size() == expected.size() + 1 &&
       std::equal(expected.begin(), expected.end(), array->shape.begin() + 1);
-  if (oneRowPerStep && !takesBatchPerStep(role))
+  if (oneRowPerStep && !takesValuePerStep(role))
     return emitError(loc) << "argument '" << name << "': '" << path
                           << "' holds " << array->shape[0] << " values of "
-                          << type << ", one per step, but only input and "
-                          << "label arguments take one per step (this one "
-                          << "is a " << stringifyArgumentRole(role) << ")";
+                          << type << ", one per step, but only input, "
+                          << "label and seed arguments take one per step "
+                          << "(this one is a " << stringifyArgumentRole(role)
+                          << ")";
   if (oneRowPerStep && array->shape[0] < steps)
     return emitError(loc) << "argument '" << name << "': '" << path
                           << "' holds " << array->shape[0] << " batches of "
@@ -287,6 +292,8 @@ loadArguments(FunctionOpInterface function, const CpuRunOptions &options) {
                   generateArgument(argument, name, role, options), {}});
     if (failed(loaded))
       return failure();
+    loaded->advancesEachStep =
+        role == ArgumentRole::Seed && !loaded->perStep.defined();
     arguments.push_back(*loaded);
   }
   return arguments;
@@ -601,10 +608,43 @@ LogicalResult Runner::runStep(ArrayRef<at::Tensor> arguments, bool lastStep,
 
 } // namespace
 
+/// Sets `lr` on every optimizer update in `function`.
+static void setLearningRate(FunctionOpInterface function, double lr) {
+  Builder builder(function.getContext());
+  FloatAttr attr = builder.getF64FloatAttr(lr);
+  function.walk([&](Operation *op) {
+    if (auto sgd = dyn_cast<nn::SgdOp>(op))
+      sgd.setLrAttr(attr);
+    else if (auto adam = dyn_cast<nn::AdamOp>(op))
+      adam.setLrAttr(attr);
+  });
+}
+
+/// Checks that per-step learning rates fit the run: one per step, and an
+/// optimizer update to take them.
+static LogicalResult checkLearningRates(FunctionOpInterface function,
+                                        const CpuRunOptions &options) {
+  if (options.learningRates.empty())
+    return success();
+  int64_t steps = std::max<int64_t>(options.steps, 1);
+  if (int64_t(options.learningRates.size()) != steps)
+    return function.emitOpError()
+           << "is given " << options.learningRates.size()
+           << " learning rates for " << steps << " steps; give one per step";
+  bool updates = false;
+  function.walk(
+      [&](Operation *op) { updates |= isa<nn::SgdOp, nn::AdamOp>(op); });
+  if (!updates)
+    return function.emitOpError()
+           << "is given learning rates, but has no optimizer update "
+           << "(nn.sgd or nn.adam) to take them";
+  return success();
+}
+
 FailureOr<CpuRunReport> mlir::remat::runOnCpu(FunctionOpInterface function,
                                               const CpuRunOptions &options) {
   FailureOr<PeakMemory> analysis = PeakMemory::analyze(function);
-  if (failed(analysis))
+  if (failed(analysis) || failed(checkLearningRates(function, options)))
     return failure();
   try {
     if (options.threads > 0)
@@ -623,11 +663,16 @@ FailureOr<CpuRunReport> mlir::remat::runOnCpu(FunctionOpInterface function,
     int64_t steps = std::max<int64_t>(options.steps, 1);
     auto start = std::chrono::steady_clock::now();
     for (int64_t step = 0; step < steps; ++step) {
-      // This step's batch goes into the argument's buffer.
-      for (const LoadedArgument &argument : *arguments)
+      // This step's batch goes into the argument's buffer; a seed without
+      // one per step moves on by one.
+      for (LoadedArgument &argument : *arguments) {
         if (argument.perStep.defined())
-          const_cast<at::Tensor &>(argument.buffer)
-              .copy_(argument.perStep.select(0, step));
+          argument.buffer.copy_(argument.perStep.select(0, step));
+        else if (argument.advancesEachStep && step > 0)
+          argument.buffer.add_(1);
+      }
+      if (!options.learningRates.empty())
+        setLearningRate(function, options.learningRates[step]);
       if (failed(runner.runStep(buffers, step + 1 == steps, report)))
         return failure();
     }
