@@ -221,10 +221,12 @@ public:
   }
 
   /// Runs one step over (address, shape, element type) buffers, one per
-  /// argument; returns the step's scalar results by name.
+  /// argument, checking the plan as it goes with `check`; returns the
+  /// step's scalar results by name.
   std::map<std::string, double>
   run(const std::vector<
-      std::tuple<uintptr_t, std::vector<int64_t>, std::string>> &buffers) {
+          std::tuple<uintptr_t, std::vector<int64_t>, std::string>> &buffers,
+      bool check) {
     std::vector<ArgumentBuffer> arguments;
     for (const auto &[address, shape, element] : buffers)
       arguments.push_back({reinterpret_cast<void *>(address), shape,
@@ -233,7 +235,7 @@ public:
     FailureOr<std::vector<NamedArray>> scalars;
     {
       nb::gil_scoped_release release;
-      scalars = runner->runStep(arguments);
+      scalars = runner->runStep(arguments, check);
     }
     if (failed(scalars))
       diagnostics.raise("the step failed");
@@ -412,7 +414,8 @@ NB_MODULE(_remat, m) {
                     const std::string &>(),
            nb::arg("program"), nb::arg("optimizer"), nb::arg("budget"))
       .def("arguments", &CompiledStep::getArguments)
-      .def("run", &CompiledStep::run, nb::arg("buffers"))
+      .def("run", &CompiledStep::run, nb::arg("buffers"),
+           nb::arg("check") = true)
       .def("set_hyperparameters", &CompiledStep::setHyperparameters,
            nb::arg("weight"), nb::arg("values"))
       .def("imported_value", &CompiledStep::getImportedValue, nb::arg("name"))

@@ -226,6 +226,7 @@ class _Compiled:
                 raise Error("parameter '%s' is trained by the step but is "
                             "not in the optimizer" % name[len("model."):])
         self.set_values = {}
+        self.checked = False
 
     def _state_tensor(self, name, shape):
         tensor = self.tensors.get(name)
@@ -304,7 +305,12 @@ class _Compiled:
             keep.append(tensor)
             buffers.append(_buffer(tensor, "'%s'" % name))
         self._update_hyperparameters()
-        scalars = self.step.run(buffers)
+        # The first step checks the plan as it runs (no live tensors overlap,
+        # the measured peak equals the plan's); later ones place every
+        # tensor the same way and skip the checks unless asked.
+        scalars = self.step.run(buffers, check=self.owner.check
+                                or not self.checked)
+        self.checked = True
         if step_count is not None:
             for parameter in self.parameters.values():
                 state = optimizer.state[parameter]
@@ -327,8 +333,9 @@ class _Compiled:
 class Step:
     """A model's training step under a byte budget; call it on a batch."""
 
-    def __init__(self, model, loss, optimizer, budget):
+    def __init__(self, model, loss, optimizer, budget, check=False):
         self.model = model
+        self.check = check
         self.loss = _loss_function(loss)
         self.optimizer = optimizer
         self.kind = _optimizer_kind(optimizer)
@@ -392,15 +399,17 @@ class Step:
 
 
 def compile(model, example_inputs, loss="cross_entropy", optimizer=None,
-            budget=None):
+            budget=None, check=False):
     """Compiles model's training step with `optimizer`'s update under
     `budget` (bytes, "2.5GB", "60%", or None for no limit), for batches
     shaped like `example_inputs` (the model's inputs, then the target).
-    Raises remat.Error when something is not supported or does not fit."""
+    The first step of each compiled step checks the plan as it runs;
+    `check=True` checks every step. Raises remat.Error when something is not
+    supported or does not fit."""
     if optimizer is None:
         raise Error("compile needs the optimizer the step updates with "
                     "(torch.optim.SGD, Adam or AdamW)")
-    step = Step(model, loss, optimizer, budget)
+    step = Step(model, loss, optimizer, budget, check)
     if not isinstance(example_inputs, (tuple, list)):
         example_inputs = (example_inputs,)
     step._get(tuple(example_inputs))

@@ -186,6 +186,24 @@ def test_errors_name_what_is_supported(model_pair):
         step(*data)
 
 
+def test_checking_every_step_changes_nothing_but_time():
+    # The first step checks the plan as it runs and later ones only run the
+    # kernels into the planned slots; check=True checks every step, with
+    # the same losses and weights bit for bit.
+    results = {}
+    for check in (False, True):
+        torch.manual_seed(0)
+        model = SmallConvNet()
+        optimizer = torch.optim.Adam(model.parameters(), lr=1e-3)
+        step = remat.compile(model, batches(1)[0], optimizer=optimizer,
+                             budget="95%", check=check)
+        losses = [step(*inputs).item() for inputs in batches(5)]
+        results[check] = (losses, model.state_dict())
+    assert results[False][0] == results[True][0]
+    for name, value in results[False][1].items():
+        assert torch.equal(value, results[True][1][name]), name
+
+
 def test_the_runner_checks_every_buffer(model_pair):
     model, _ = model_pair
     data = batches(1)[0]

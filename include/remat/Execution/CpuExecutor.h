@@ -119,10 +119,14 @@ public:
 
   /// Runs one step on `buffers`, one per argument in order. Returns the
   /// step's single-element results that are not state updates (the loss).
-  /// Emits an error and fails on a buffer of another shape or type than its
-  /// argument, a kernel's error or a broken plan.
+  /// With `check`, checks the plan as runOnCpu does (no live values overlap,
+  /// views and updates share their owner's bytes, the measured peak equals
+  /// the analysis); without, only runs the kernels into the planned slots
+  /// (a plan that passed one checked step places every later one the same
+  /// way). Emits an error and fails on a buffer of another shape or type
+  /// than its argument, a kernel's error or, checked, a broken plan.
   FailureOr<std::vector<NamedArray>>
-  runStep(llvm::ArrayRef<ArgumentBuffer> buffers);
+  runStep(llvm::ArrayRef<ArgumentBuffer> buffers, bool check = true);
 
   /// Arguments plus the planned arena's peak, as the analysis computes it
   /// (what every step measures).

@@ -65,6 +65,18 @@ public:
   }
 
   c10::DataPtr allocate(size_t bytes) override {
+    {
+      std::lock_guard<std::mutex> lock(mutex);
+      for (auto it = directed.begin(); it != directed.end(); ++it) {
+        if (it->first != bytes)
+          continue;
+        // The arena owns these bytes: release() only forgets the loan.
+        void *data = it->second;
+        directed.erase(it);
+        ++lent[data];
+        return {data, data, &release, c10::Device(c10::DeviceType::CPU)};
+      }
+    }
     c10::DataPtr inner = base->allocate(bytes);
     void *data = inner.get();
     std::lock_guard<std::mutex> lock(mutex);
@@ -91,10 +103,29 @@ public:
     return peak - baseline;
   }
 
+  /// Hands the next allocation of each listed size the listed memory
+  /// instead of fresh memory, each entry once, until clearDirected().
+  void direct(std::vector<std::pair<size_t, void *>> slots) {
+    std::lock_guard<std::mutex> lock(mutex);
+    directed = std::move(slots);
+  }
+  void clearDirected() {
+    std::lock_guard<std::mutex> lock(mutex);
+    directed.clear();
+  }
+
 private:
   static void release(void *data) {
     CountingAllocator &self = get();
     std::lock_guard<std::mutex> lock(self.mutex);
+    // Arena bytes lent to a kernel (the arena's own allocation may start at
+    // the same address, and must not be freed with the loan).
+    auto loan = self.lent.find(data);
+    if (loan != self.lent.end()) {
+      if (--loan->second == 0)
+        self.lent.erase(loan);
+      return;
+    }
     auto it = self.held.find(data);
     if (it == self.held.end())
       return;
@@ -108,6 +139,32 @@ private:
   mutable int64_t current = 0;
   mutable int64_t peak = 0;
   int64_t baseline = 0;
+  std::vector<std::pair<size_t, void *>> directed;
+  /// Arena addresses handed out by `directed` and not yet released, with
+  /// how many times.
+  std::unordered_map<void *, int> lent;
+};
+
+/// While it lives, ATen's allocations of a kernel's result sizes take the
+/// results' arena slots (CountingAllocator::direct): a kernel without an
+/// `_out` form then computes its results where the plan placed them,
+/// instead of in fresh memory copied there. A slot's bytes overlap no live
+/// value while the op runs (the plan's invariant), so whatever allocation
+/// takes it (the result, or a temporary of the same size) is safe there.
+class DirectedAllocations {
+public:
+  explicit DirectedAllocations(std::vector<std::pair<size_t, void *>> slots)
+      : active(!slots.empty()) {
+    if (active)
+      CountingAllocator::get().direct(std::move(slots));
+  }
+  ~DirectedAllocations() {
+    if (active)
+      CountingAllocator::get().clearDirected();
+  }
+
+private:
+  bool active;
 };
 
 /// Measures the bytes ATen allocates during its lifetime.
@@ -329,6 +386,10 @@ public:
                         CpuRunReport &report);
   /// Arguments plus the most bytes live in the arena at once, so far.
   int64_t getMeasuredPeak() const { return measuredPeak; }
+  /// Whether the steps from now on check the plan (overlaps, shared
+  /// offsets) and measure the arena's occupancy (the default); without, a
+  /// step only runs its kernels into the planned slots.
+  void setChecking(bool enabled) { checking = enabled; }
 
 private:
   /// Runs a view op: its source reinterpreted.
@@ -351,6 +412,13 @@ private:
   /// (a view or updated state): its owner's offset, or -1 when its owner is
   /// an argument.
   LogicalResult checkSharedOffset(Operation *op, Value value, int64_t offset);
+  /// The arena slots of `op`'s results that ATen's allocations of their
+  /// sizes take while its kernel runs (DirectedAllocations): those of a
+  /// kernel that computes its results in fresh tensors, where the result
+  /// is not an argument's updated state.
+  std::vector<std::pair<size_t, void *>>
+  getDirectedSlots(Operation *op, ArrayRef<at::Tensor> destinations,
+                   ArrayRef<at::Tensor> kernelOuts) const;
   /// Records the result, copying it into its destination unless the kernel
   /// wrote there.
   LogicalResult place(Operation *op, Value value,
@@ -361,6 +429,7 @@ private:
   const PeakMemory &analysis;
   ValueStorage storage;
   bool planned = false;
+  bool checking = true;
   at::Tensor arena;
   llvm::DenseMap<Value, at::Tensor> tensors;
   /// The last step at which each arena value's bytes are needed: its last
@@ -382,6 +451,9 @@ FailureOr<at::Tensor> Runner::makeArenaDestination(Operation *op, Value value,
   if (!planned)
     return at::empty(shape, scalar);
   int64_t bytes = getTypeBytes(type).value_or(0);
+  if (!checking)
+    return at::from_blob(static_cast<uint8_t *>(arena.data_ptr()) + offset,
+                         shape, at::TensorOptions().dtype(scalar));
   if (offset < 0 || offset + bytes > arena.numel())
     return op->emitOpError()
            << "places '" << getValueName(value) << "' at arena bytes ["
@@ -406,7 +478,7 @@ FailureOr<at::Tensor> Runner::makeArenaDestination(Operation *op, Value value,
 
 LogicalResult Runner::checkSharedOffset(Operation *op, Value value,
                                         int64_t offset) {
-  if (!planned)
+  if (!planned || !checking)
     return success();
   Value owner = storage.getOwner(value);
   if (isa<BlockArgument>(owner)) {
@@ -426,6 +498,24 @@ LogicalResult Runner::checkSharedOffset(Operation *op, Value value,
          << "' at " << (found == slotOffsets.end() ? -1 : found->second);
 }
 
+/// Whether a kernel computed `computed` in `destination` itself: an `_out`
+/// kernel, or one whose result allocation took the destination's slot
+/// (DirectedAllocations).
+static bool isComputedInPlace(const at::Tensor &computed,
+                              const at::Tensor &destination) {
+  return computed.is_same(destination) ||
+         (computed.data_ptr() == destination.data_ptr() &&
+          computed.strides() == destination.strides() &&
+          computed.scalar_type() == destination.scalar_type());
+}
+
+/// Whether `tensor`'s data starts inside `slot`'s bytes.
+static bool sharesBytes(const at::Tensor &tensor, const at::Tensor &slot) {
+  auto *start = static_cast<const uint8_t *>(slot.data_ptr());
+  auto *data = static_cast<const uint8_t *>(tensor.data_ptr());
+  return data >= start && data < start + slot.nbytes();
+}
+
 LogicalResult Runner::place(Operation *op, Value value,
                             const at::Tensor &destination,
                             const at::Tensor &computed) {
@@ -433,8 +523,7 @@ LogicalResult Runner::place(Operation *op, Value value,
     return op->emitOpError() << "internal error: its kernel produced a "
                                 "tensor of another shape than "
                              << value.getType();
-  // Kernels with an `_out` variant wrote into the destination already.
-  if (!computed.is_same(destination))
+  if (!isComputedInPlace(computed, destination))
     const_cast<at::Tensor &>(destination).copy_(computed);
   tensors[value] = destination;
   return success();
@@ -523,17 +612,50 @@ LogicalResult Runner::runKernelOp(Operation *op,
     destinations.push_back(destination);
     kernelOuts.push_back(readByOp ? at::empty_like(destination) : destination);
   }
-  FailureOr<std::vector<at::Tensor>> results =
-      runKernel(op, operands, kernelOuts);
+  FailureOr<std::vector<at::Tensor>> results;
+  {
+    DirectedAllocations directing(
+        getDirectedSlots(op, destinations, kernelOuts));
+    results = runKernel(op, operands, kernelOuts);
+  }
   if (failed(results))
     return failure();
+  // A result computed in another result's slot (two results of one size),
+  // or in its own with other strides, moves out first, so that copying does
+  // not overwrite what it still has to read.
+  for (size_t index = 0; index < results->size(); ++index) {
+    at::Tensor &computed = (*results)[index];
+    if (!isComputedInPlace(computed, destinations[index]) &&
+        llvm::any_of(destinations, [&](const at::Tensor &destination) {
+          return sharesBytes(computed, destination);
+        }))
+      computed = computed.clone();
+  }
   for (auto [index, result] : llvm::enumerate(op->getResults()))
     if (failed(place(op, result, destinations[index], (*results)[index])))
       return failure();
   return success();
 }
 
+std::vector<std::pair<size_t, void *>>
+Runner::getDirectedSlots(Operation *op, ArrayRef<at::Tensor> destinations,
+                         ArrayRef<at::Tensor> kernelOuts) const {
+  std::vector<std::pair<size_t, void *>> slots;
+  if (!planned || !kernelAllocatesResults(op))
+    return slots;
+  for (auto [index, result] : llvm::enumerate(op->getResults())) {
+    const at::Tensor &destination = destinations[index];
+    if (storage.getUpdatedArgument(result) ||
+        !kernelOuts[index].is_same(destination) || destination.nbytes() == 0)
+      continue;
+    slots.emplace_back(destination.nbytes(), destination.data_ptr());
+  }
+  return slots;
+}
+
 void Runner::finishOp(Operation *op, int64_t step, CpuRunReport &report) {
+  if (planned && !checking)
+    return;
   int64_t occupied = analysis.getWorkspaceBytes()[step];
   for (const Slot &slot : live)
     occupied += slot.bytes;
@@ -735,7 +857,7 @@ CpuStepRunner::create(FunctionOpInterface function) {
 }
 
 FailureOr<std::vector<NamedArray>>
-CpuStepRunner::runStep(ArrayRef<ArgumentBuffer> buffers) {
+CpuStepRunner::runStep(ArrayRef<ArgumentBuffer> buffers, bool check) {
   FunctionOpInterface function = state->function;
   if (buffers.size() != function.getNumArguments())
     return function.emitOpError()
@@ -756,6 +878,7 @@ CpuStepRunner::runStep(ArrayRef<ArgumentBuffer> buffers) {
   }
   CpuRunReport &report = state->report;
   report.stepScalars.clear();
+  state->runner.setChecking(check);
   try {
     CountingScope counting;
     if (failed(state->runner.runStep(tensors, /*lastStep=*/false, report)))
@@ -769,7 +892,7 @@ CpuStepRunner::runStep(ArrayRef<ArgumentBuffer> buffers) {
   } catch (const std::exception &error) {
     return function.emitOpError() << "failed: " << error.what();
   }
-  if (report.planned &&
+  if (check && report.planned &&
       state->runner.getMeasuredPeak() != report.analysisPeakBytes)
     return function.emitOpError()
            << "measured a peak of " << state->runner.getMeasuredPeak()

@@ -448,30 +448,32 @@ std::optional<Tensors> KernelRunner::losses() {
                                               int64_t(o.getIgnoreIndex()), 0.0)};
       })
       .Case([&](nn::CrossEntropyBackwardOp o) {
-        // As autograd: through nll_loss and log_softmax, on [rows, C] (the
-        // class dim moved last where the logits are [N, C, d1, ...]).
-        at::Tensor logits = in[1], labels = in[2];
-        if (logits.dim() > 2) {
-          logits = logits.movedim(1, -1).reshape({-1, logits.size(1)});
-          labels = labels.reshape({-1});
-        }
+        // As autograd: through log_softmax over the classes and nll_loss
+        // (nll_loss2d for N-d logits, on [N, C, 1, rest] where they are not
+        // 4-D, as PyTorch's nll_loss_nd views them), with no copies of the
+        // logits; log_softmax's gradient goes straight into the result.
+        const at::Tensor &logits = in[1], &labels = in[2];
+        int64_t ignoreIndex = int64_t(o.getIgnoreIndex());
         at::Tensor logProbs = at::_log_softmax(logits, 1, false);
-        at::Tensor counted = labels.ne(int64_t(o.getIgnoreIndex()))
-                                 .sum()
-                                 .to(logits.scalar_type());
-        at::Tensor gradLogProbs = at::nll_loss_backward(
-            in[0], logProbs, labels, {}, at::Reduction::Mean,
-            int64_t(o.getIgnoreIndex()), counted);
-        at::Tensor grad = at::_log_softmax_backward_data(
-            gradLogProbs, logProbs, 1, logits.scalar_type());
-        if (in[1].dim() > 2) {
-          std::vector<int64_t> moved(in[1].sizes().begin(),
-                                     in[1].sizes().end());
-          moved.erase(moved.begin() + 1);
-          moved.push_back(in[1].size(1));
-          grad = grad.reshape(moved).movedim(-1, 1).contiguous();
+        at::Tensor counted =
+            labels.ne(ignoreIndex).sum().to(logits.scalar_type());
+        at::Tensor gradLogProbs;
+        if (logits.dim() <= 2) {
+          gradLogProbs =
+              at::nll_loss_backward(in[0], logProbs, labels, {},
+                                    at::Reduction::Mean, ignoreIndex, counted);
+        } else {
+          bool is4d = logits.dim() == 4;
+          int64_t n = logits.size(0), c = logits.size(1);
+          gradLogProbs =
+              at::nll_loss2d_backward(
+                  in[0], is4d ? logProbs : logProbs.view({n, c, 1, -1}),
+                  is4d ? labels : labels.reshape({n, 1, -1}), {},
+                  at::Reduction::Mean, ignoreIndex, counted)
+                  .view(logits.sizes());
         }
-        return Tensors{grad};
+        return Tensors{at::_log_softmax_backward_data_out(
+            out(), gradLogProbs, logProbs, 1, logits.scalar_type())};
       })
       .Default([](Operation *) { return std::nullopt; });
 }
@@ -528,6 +530,15 @@ static at::Tensor &startFrom(at::Tensor &destination, const at::Tensor &value) {
   if (!destination.is_same(value))
     destination.copy_(value);
   return destination;
+}
+
+bool mlir::remat::kernelAllocatesResults(Operation *op) {
+  return isa<nn::Conv2dOp, nn::Conv3dOp, nn::Conv2dBackwardInputOp,
+             nn::Conv3dBackwardInputOp, nn::Conv2dBackwardWeightOp,
+             nn::Conv3dBackwardWeightOp, nn::Conv2dBackwardBiasOp,
+             nn::Conv3dBackwardBiasOp, nn::BatchNormOp, nn::BatchNormBackwardOp,
+             nn::LayerNormOp, nn::LayerNormBackwardOp, nn::AttentionOp,
+             nn::AttentionBackwardOp>(op);
 }
 
 bool mlir::remat::kernelUpdatesInPlace(Operation *op) {

@@ -38,6 +38,12 @@ FailureOr<std::vector<at::Tensor>> runKernel(Operation *op,
 /// get a temporary.
 bool kernelUpdatesInPlace(Operation *op);
 
+/// Whether `op`'s kernel computes its results in fresh tensors (ATen has no
+/// `_out` form for it: convolutions and their gradients, the
+/// normalizations, attention): the executor then hands ATen's allocations of
+/// the results' sizes the results' own arena slots while the kernel runs.
+bool kernelAllocatesResults(Operation *op);
+
 /// Checks the index operands of `op` (max-pool indices, embedding rows,
 /// cross-entropy labels) against what they index, before ATen sees them;
 /// emits an error at `op` naming the first bad index and fails.
