@@ -32,10 +32,12 @@
 #include <ATen/Parallel.h>
 #include <c10/core/CPUAllocator.h>
 
+#include <atomic>
 #include <chrono>
-#include <mutex>
-#include <unordered_map>
 #include <cmath>
+#include <mutex>
+#include <thread>
+#include <unordered_map>
 
 using namespace mlir;
 using namespace mlir::remat;
@@ -65,7 +67,7 @@ public:
   }
 
   c10::DataPtr allocate(size_t bytes) override {
-    {
+    if (std::this_thread::get_id() == directingThread) {
       std::lock_guard<std::mutex> lock(mutex);
       for (auto it = directed.begin(); it != directed.end(); ++it) {
         if (it->first != bytes)
@@ -103,15 +105,19 @@ public:
     return peak - baseline;
   }
 
-  /// Hands the next allocation of each listed size the listed memory
-  /// instead of fresh memory, each entry once, until clearDirected().
+  /// Hands the next allocation of each listed size made by this thread (the
+  /// one running the kernel: other threads of the process, a Python data
+  /// loader's, never get arena bytes) the listed memory instead of fresh
+  /// memory, each entry once, until clearDirected().
   void direct(std::vector<std::pair<size_t, void *>> slots) {
     std::lock_guard<std::mutex> lock(mutex);
     directed = std::move(slots);
+    directingThread = std::this_thread::get_id();
   }
   void clearDirected() {
     std::lock_guard<std::mutex> lock(mutex);
     directed.clear();
+    directingThread = std::thread::id();
   }
 
 private:
@@ -140,6 +146,7 @@ private:
   mutable int64_t peak = 0;
   int64_t baseline = 0;
   std::vector<std::pair<size_t, void *>> directed;
+  std::atomic<std::thread::id> directingThread{std::thread::id()};
   /// Arena addresses handed out by `directed` and not yet released, with
   /// how many times.
   std::unordered_map<void *, int> lent;
