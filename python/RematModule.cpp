@@ -14,6 +14,7 @@
 
 #include "remat/Dialect/NN/IR/NNOps.h"
 #include "remat/Dialect/Remat/IR/RematDialect.h"
+#include "remat/Driver/Plan.h"
 #include "remat/Driver/TrainingStep.h"
 #include "remat/Execution/CpuExecutor.h"
 #include "remat/InitAll.h"
@@ -22,11 +23,13 @@
 #include "remat/Support/OutputFile.h"
 #include "remat/Transforms/Passes.h"
 #include "remat/Transforms/PlanMemory.h"
+#include "remat/Transforms/Rematerialize.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/IR/Diagnostics.h"
 #include "mlir/IR/MLIRContext.h"
 #include "mlir/Pass/PassManager.h"
+#include "llvm/Support/JSON.h"
 #include "llvm/Support/raw_ostream.h"
 
 #include <nanobind/nanobind.h>
@@ -157,9 +160,86 @@ struct Hyperparameters {
 /// The cost model's device profile for the solvers and the report.
 constexpr const char *kDevice = "h200";
 
+/// The step's spec: a torch.export program (its path, or exported on demand
+/// per batch) trained by `optimizer`.
+ModelSpec makeModelSpec(const OptimizerSpec &optimizer) {
+  ModelSpec spec;
+  spec.autodiff.optimizer = optimizer.kind;
+  spec.autodiff.lr = optimizer.lr;
+  spec.autodiff.momentum = optimizer.momentum;
+  spec.autodiff.weightDecay = optimizer.weightDecay;
+  spec.autodiff.beta1 = optimizer.beta1;
+  spec.autodiff.beta2 = optimizer.beta2;
+  spec.autodiff.eps = optimizer.eps;
+  if (std::optional<std::string> bad = findInvalidOptimizerValue(spec.autodiff))
+    throw RematError("the optimizer's " + *bad);
+  return spec;
+}
+
+ByteSize parseBudget(const std::string &budget) {
+  std::string error;
+  std::optional<ByteSize> size = ByteSize::parse(budget, error);
+  if (!size)
+    throw RematError("budget '" + budget + "': " + error);
+  return *size;
+}
+
+/// Why remat.plan found no way to run the batch in the budget.
+std::string describeUnmetPlan(const PlanResult &plan) {
+  if (plan.getSmallestBytes() == INT64_MAX) {
+    for (const PlanCandidate &candidate : plan.microBatches)
+      if (candidate.skipped.empty() &&
+          !candidate.evaluation.notApplicable.empty())
+        return "no policy applies to the step: " +
+               candidate.evaluation.notApplicable;
+    return "the step builds at no micro-batch";
+  }
+  return "the budget of " + std::to_string(plan.budgetBytes) +
+         " bytes cannot hold the step at batch " + std::to_string(plan.batch) +
+         " at any micro-batch (at most " +
+         std::to_string(plan.maxAccumulationSteps) +
+         " accumulation steps); the smallest any schedule reached is " +
+         std::to_string(plan.getSmallestBytes()) + " bytes";
+}
+
+/// remat.plan's table as JSON: one row per micro-batch, largest first.
+std::string writePlanJson(const PlanResult &plan) {
+  std::string text;
+  llvm::raw_string_ostream os(text);
+  llvm::json::OStream json(os);
+  json.array([&] {
+    for (size_t i = 0; i < plan.microBatches.size(); ++i) {
+      const PlanCandidate &candidate = plan.microBatches[i];
+      json.object([&] {
+        json.attribute("micro_batch", candidate.microBatch);
+        json.attribute("accumulation_steps", candidate.accumulationSteps);
+        json.attribute("chosen", plan.chosen && *plan.chosen == i);
+        if (!candidate.skipped.empty()) {
+          json.attribute("skipped", candidate.skipped);
+          return;
+        }
+        const PolicyEvaluation &evaluation = candidate.evaluation;
+        json.attribute("fits", candidate.fits());
+        json.attribute("policy",
+                       candidate.fits() ? candidate.policy->label : "");
+        json.attribute("solver", evaluation.solver);
+        json.attribute("bytes", evaluation.bytes);
+        json.attribute("peak_bytes", evaluation.peakBytes);
+        json.attribute("estimated_seconds", candidate.getSeconds());
+        json.attribute("extra_time", candidate.extraTime);
+        json.attribute("batch_norm",
+                       stringifyBatchNormSemantics(candidate.batchNorm));
+      });
+    }
+  });
+  return text;
+}
+
 /// One training step: owns its context, the planned module and the runner.
 class CompiledStep {
 public:
+  /// The step of the torch.export program at `programPath`, rematerialized
+  /// under `budget` (when given) and planned.
   CompiledStep(const std::string &programPath, const OptimizerSpec &optimizer,
                const std::string &budget)
       : context(makeRegistry()) {
@@ -167,39 +247,95 @@ public:
     nb::gil_scoped_release release;
     context.loadAllAvailableDialects();
     DiagnosticCollector diagnostics(context);
-    ModelSpec spec;
+    ModelSpec spec = makeModelSpec(optimizer);
     spec.modelPath = programPath;
-    spec.autodiff.optimizer = optimizer.kind;
-    spec.autodiff.lr = optimizer.lr;
-    spec.autodiff.momentum = optimizer.momentum;
-    spec.autodiff.weightDecay = optimizer.weightDecay;
-    spec.autodiff.beta1 = optimizer.beta1;
-    spec.autodiff.beta2 = optimizer.beta2;
-    spec.autodiff.eps = optimizer.eps;
-    if (std::optional<std::string> bad =
-            findInvalidOptimizerValue(spec.autodiff))
-      throw RematError("the optimizer's " + *bad);
     bool returnsLoss = false;
     FailureOr<TorchScriptImport> step = buildTrainingStep(
         spec, /*batch=*/0, &context, /*weightsPath=*/"", &returnsLoss);
     if (failed(step))
       diagnostics.raise("the step could not be built");
-    if (!returnsLoss)
-      throw RematError("the exported program returns no scalar loss");
-    module = std::move(step->module);
-    for (ImportedWeight &weight : step->weights)
-      importedValues[weight.name] = std::move(weight.array);
+    adopt(std::move(*step), returnsLoss);
     plan(budget, diagnostics);
-    auto functions = module->getOps<func::FuncOp>();
-    if (std::distance(functions.begin(), functions.end()) != 1)
-      throw RematError("the exported program has more than one function");
-    function = *functions.begin();
-    FailureOr<std::unique_ptr<CpuStepRunner>> created =
-        CpuStepRunner::create(function);
-    if (failed(created))
-      diagnostics.raise("the step cannot run on the CPU");
-    runner = std::move(*created);
+    createRunner(diagnostics);
   }
+
+  /// remat.plan: the fastest way to train at `batch` in `budget` bytes that
+  /// `remat plan` finds (rematerialization, accumulation over k
+  /// micro-batches of batch / k, or both), `programAtBatch(m)` exporting the
+  /// model with its loss at micro-batch m as (path, "") or ("", why not).
+  /// The step takes the whole batch; planTable() says what was weighed.
+  CompiledStep(nb::callable programAtBatch, int64_t batch,
+               int64_t maxAccumulationSteps, const OptimizerSpec &optimizer,
+               const std::string &budget)
+      : context(makeRegistry()) {
+    ByteSize size = parseBudget(budget);
+    if (size.isPercent())
+      throw RematError("remat.plan needs the budget in bytes (such as "
+                       "'2.5GB'), not a share of the step's peak");
+    if (batch < 1 || batch > kMaxPlanBatch)
+      throw RematError("batch must be between 1 and " +
+                       std::to_string(kMaxPlanBatch) + ", got " +
+                       std::to_string(batch));
+    if (maxAccumulationSteps < 1)
+      throw RematError("max_accumulation_steps must be at least 1");
+    nb::gil_scoped_release release;
+    context.loadAllAvailableDialects();
+    DiagnosticCollector diagnostics(context);
+    ModelSpec spec = makeModelSpec(optimizer);
+    spec.programAtBatch =
+        [&](int64_t microBatch,
+            std::string &error) -> std::optional<std::string> {
+      nb::gil_scoped_acquire acquire;
+      auto [path, why] = nb::cast<std::tuple<std::string, std::string>>(
+          programAtBatch(microBatch));
+      if (path.empty()) {
+        error = why;
+        return std::nullopt;
+      }
+      return path;
+    };
+    CostModel costModel(*findDeviceProfile(kDevice));
+    PlanOptions options;
+    options.batch = batch;
+    options.budgetBytes = size.getBytes();
+    options.maxAccumulationSteps = maxAccumulationSteps;
+    for (const char *name : {"none", "auto"}) {
+      std::string error;
+      options.policies.push_back({name, *SolverSpec::parse(name, error), {}});
+    }
+    options.remat.device = kDevice;
+    FailureOr<PlanResult> result =
+        planTrainingBatch(spec, &context, costModel, options);
+    if (failed(result))
+      diagnostics.raise("the step could not be planned");
+    planJson = writePlanJson(*result);
+    if (!result->chosen)
+      throw RematError(describeUnmetPlan(*result));
+    const PlanCandidate &chosen = result->microBatches[*result->chosen];
+    bool returnsLoss = false;
+    FailureOr<TorchScriptImport> step =
+        buildPlannedStep(spec, chosen, &context, "", &returnsLoss);
+    if (failed(step))
+      diagnostics.raise("the chosen step could not be built");
+    adopt(std::move(*step), returnsLoss);
+    // As planTrainingBatch evaluated it: the same solver, the same schedule.
+    RematOptions remat = options.remat;
+    remat.budget = size;
+    remat.solver = chosen.policy->solver;
+    remat.lowerBound = false;
+    for (FunctionOpInterface function : getFunctionsWithBodies(*module))
+      if (failed(rematerializeFunction(function, costModel, remat)))
+        diagnostics.raise("the chosen step could not be rematerialized");
+    budgetBytes = size.getBytes();
+    PassManager pm(&context);
+    pm.addPass(createRematPlanMemoryPass());
+    if (failed(pm.run(*module)))
+      diagnostics.raise("the step could not be planned");
+    createRunner(diagnostics);
+  }
+
+  /// remat.plan's table (JSON); empty for a step compiled at one batch.
+  const std::string &getPlanTable() const { return planJson; }
 
   /// (name, role, shape, element type) of each argument, in order.
   std::vector<
@@ -335,6 +471,28 @@ private:
     return registry;
   }
 
+  /// Takes the built step's module and the values the importer computed.
+  void adopt(TorchScriptImport step, bool returnsLoss) {
+    if (!returnsLoss)
+      throw RematError("the exported program returns no scalar loss");
+    module = std::move(step.module);
+    for (ImportedWeight &weight : step.weights)
+      importedValues[weight.name] = std::move(weight.array);
+  }
+
+  /// The runner of the planned step's one function.
+  void createRunner(DiagnosticCollector &diagnostics) {
+    auto functions = module->getOps<func::FuncOp>();
+    if (std::distance(functions.begin(), functions.end()) != 1)
+      throw RematError("the exported program has more than one function");
+    function = *functions.begin();
+    FailureOr<std::unique_ptr<CpuStepRunner>> created =
+        CpuStepRunner::create(function);
+    if (failed(created))
+      diagnostics.raise("the step cannot run on the CPU");
+    runner = std::move(*created);
+  }
+
   static double readScalar(const NpyArray &array) {
     switch (array.type) {
     case NpyType::F32: {
@@ -379,6 +537,7 @@ private:
   std::unique_ptr<CpuStepRunner> runner;
   std::map<std::string, NpyArray> importedValues;
   int64_t budgetBytes = 0;
+  std::string planJson;
 };
 
 } // namespace
@@ -413,6 +572,12 @@ NB_MODULE(_remat, m) {
       .def(nb::init<const std::string &, const OptimizerSpec &,
                     const std::string &>(),
            nb::arg("program"), nb::arg("optimizer"), nb::arg("budget"))
+      .def(nb::init<nb::callable, int64_t, int64_t, const OptimizerSpec &,
+                    const std::string &>(),
+           nb::arg("program_at_batch"), nb::arg("batch"),
+           nb::arg("max_accumulation_steps"), nb::arg("optimizer"),
+           nb::arg("budget"))
+      .def("plan_table", &CompiledStep::getPlanTable)
       .def("arguments", &CompiledStep::getArguments)
       .def("run", &CompiledStep::run, nb::arg("buffers"),
            nb::arg("check") = true)

@@ -29,8 +29,19 @@ mlir::remat::buildTrainingStep(const ModelSpec &spec, int64_t batch,
   importOptions.inputTypes = getBatchTypes(spec, batch);
   importOptions.inputTypesOption = spec.shapeOption;
   importOptions.weightsPath = weightsPath.str();
+  std::string modelPath = spec.modelPath;
+  if (spec.programAtBatch) {
+    std::string error;
+    std::optional<std::string> program = spec.programAtBatch(batch, error);
+    if (!program) {
+      emitError(FileLineColLoc::get(context, "torch.export", 0, 0))
+          << "the model does not export at batch " << batch << ": " << error;
+      return failure();
+    }
+    modelPath = *program;
+  }
   FailureOr<TorchScriptImport> imported =
-      importTorchScript(spec.modelPath, importOptions, context);
+      importTorchScript(modelPath, importOptions, context);
   if (failed(imported))
     return failure();
   for (auto function : imported->module->getOps<func::FuncOp>()) {

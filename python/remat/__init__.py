@@ -11,12 +11,16 @@ optimizer's update) exported with torch.export, differentiated by remat,
 rematerialized to fit the budget, and planned in one arena. It trains the
 module's own parameters and buffers and the optimizer's own state tensors in
 place, so model.state_dict() and optimizer.state_dict() are current after
-every step. See docs/python.md.
+every step. remat.plan(model, (x, y), batch=64, optimizer=opt,
+budget="2.5GB") also weighs accumulating the gradients over micro-batches
+and returns the table it weighed and a step that takes the whole batch.
+See docs/python.md.
 """
 
 import torch  # noqa: F401  (loads LibTorch before the extension needs it)
 
 from ._remat import Error
+from .plan import Plan, PlannedStep, plan
 from .step import Step, compile
 
-__all__ = ["Error", "Step", "compile"]
+__all__ = ["Error", "Plan", "PlannedStep", "Step", "compile", "plan"]

@@ -178,10 +178,22 @@ class _Progress:
                 file=sys.stderr, flush=True)
 
 
+def _export_whole_batch(owner, wrapper, inputs, directory, progress):
+    """remat.compile's step: the model exported at the example's shapes,
+    built and planned under the budget."""
+    path = os.path.join(directory, "step.pt2")
+    progress.enter("exporting with torch.export")
+    exported = torch.export.export(wrapper, tuple(inputs))
+    torch.export.save(exported, path)
+    progress.enter("importing, differentiating and planning under the "
+                   "budget")
+    return _remat.CompiledStep(path, owner._optimizer_spec(), owner.budget)
+
+
 class _Compiled:
     """One compiled step and how its arguments bind to the user's tensors."""
 
-    def __init__(self, step, inputs):
+    def __init__(self, step, inputs, build=_export_whole_batch):
         self.owner = step
         wrapper = _named_wrapper(step.model, step.loss, len(inputs))
         progress = _Progress("%s for %s" % (
@@ -189,14 +201,7 @@ class _Compiled:
             ", ".join("x".join(map(str, t.shape)) or "scalar" for t in inputs)))
         try:
             with tempfile.TemporaryDirectory(prefix="remat-") as directory:
-                path = os.path.join(directory, "step.pt2")
-                progress.enter("exporting with torch.export")
-                exported = torch.export.export(wrapper, tuple(inputs))
-                torch.export.save(exported, path)
-                progress.enter("importing, differentiating and planning "
-                               "under the budget")
-                self.step = _remat.CompiledStep(path, step._optimizer_spec(),
-                                                step.budget)
+                self.step = build(step, wrapper, inputs, directory, progress)
         except BaseException:
             progress.finish("failed")
             raise
@@ -227,6 +232,9 @@ class _Compiled:
                             "not in the optimizer" % name[len("model."):])
         self.set_values = {}
         self.checked = False
+        table = json.loads(self.step.plan_table() or "[]")
+        self.accumulation_steps = next(
+            (row["accumulation_steps"] for row in table if row["chosen"]), 1)
 
     def _state_tensor(self, name, shape):
         tensor = self.tensors.get(name)
@@ -327,7 +335,8 @@ class _Compiled:
             if (isinstance(module, torch.nn.modules.batchnorm._BatchNorm)
                     and module.training and module.track_running_stats
                     and module.num_batches_tracked is not None):
-                module.num_batches_tracked.add_(1)
+                # One update of the running statistics per micro-batch.
+                module.num_batches_tracked.add_(self.accumulation_steps)
 
 
 class Step:

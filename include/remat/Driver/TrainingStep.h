@@ -16,7 +16,9 @@
 #include "mlir/IR/BuiltinOps.h"
 #include "mlir/IR/OwningOpRef.h"
 
+#include <functional>
 #include <map>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -35,6 +37,12 @@ struct ModelSpec {
   AutodiffOptions autodiff;
   /// When not 0: the classes the model's [N, C] output must have.
   int64_t classes = 0;
+  /// For programs exported at one static batch (torch.export from Python,
+  /// which exports on demand): the program to import at a batch, or nothing
+  /// with `error` set when the model does not export there. Unset: the
+  /// model at `modelPath` at every batch.
+  std::function<std::optional<std::string>(int64_t batch, std::string &error)>
+      programAtBatch;
 };
 
 /// Imports `spec`'s model at `batch` and differentiates every function of it
