@@ -53,6 +53,11 @@ if subprocess.run([config.remat_python, "-c", "import sklearn"],
     config.available_features.add("sklearn")
 if config.remat_enable_cbc:
     config.available_features.add("cbc")
+# A build under sanitizers (scripts/sanitize.sh): the largest end-to-end
+# model checks, whose code paths smaller tests reach too, run only in the
+# normal build, where they take a third of the time.
+if config.remat_sanitizers:
+    config.available_features.add("sanitizers")
 
 # The public benchmark graphs (bench/graphs, with their sources and licences).
 bench_graphs = os.path.join(config.test_source_root, "..", "bench", "graphs")
