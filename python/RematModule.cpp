@@ -142,6 +142,8 @@ struct OptimizerSpec {
   double beta1 = 0.9;
   double beta2 = 0.999;
   double eps = 1e-8;
+  /// Parameters the step reads but does not train (requires_grad=False).
+  std::vector<std::string> frozen;
 };
 
 /// Per weight, what the next step's update uses (torch.optim's param group).
@@ -164,6 +166,7 @@ constexpr const char *kDevice = "h200";
 /// per batch) trained by `optimizer`.
 ModelSpec makeModelSpec(const OptimizerSpec &optimizer) {
   ModelSpec spec;
+  spec.frozenWeights = optimizer.frozen;
   spec.autodiff.optimizer = optimizer.kind;
   spec.autodiff.lr = optimizer.lr;
   spec.autodiff.momentum = optimizer.momentum;
@@ -554,7 +557,8 @@ NB_MODULE(_remat, m) {
       .def_rw("weight_decay", &OptimizerSpec::weightDecay)
       .def_rw("beta1", &OptimizerSpec::beta1)
       .def_rw("beta2", &OptimizerSpec::beta2)
-      .def_rw("eps", &OptimizerSpec::eps);
+      .def_rw("eps", &OptimizerSpec::eps)
+      .def_rw("frozen", &OptimizerSpec::frozen);
 
   nb::class_<Hyperparameters>(m, "Hyperparameters")
       .def(nb::init<>())

@@ -2,6 +2,7 @@
 
 #include "remat/Driver/TrainingStep.h"
 
+#include "remat/Dialect/Remat/IR/RematDialect.h"
 #include "remat/Target/TorchScript/TorchScriptImport.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
@@ -18,6 +19,22 @@ std::vector<RankedTensorType> mlir::remat::getBatchTypes(const ModelSpec &spec,
     types.push_back(RankedTensorType::get(shape, sample.getElementType()));
   }
   return types;
+}
+
+/// Gives the weight arguments `names` of `function` the role `buffer`.
+static LogicalResult freezeWeights(func::FuncOp function,
+                                   ArrayRef<std::string> names) {
+  for (const std::string &name : names) {
+    std::optional<unsigned> index = findArgumentIndexByName(function, name);
+    if (!index || getArgumentRole(function, *index) != ArgumentRole::Weight)
+      return function.emitError()
+             << "cannot freeze '" << name
+             << "': the step has no weight argument of that name";
+    function.setArgAttr(
+        *index, attr::kRole,
+        ArgumentRoleAttr::get(function.getContext(), ArgumentRole::Buffer));
+  }
+  return success();
 }
 
 FailureOr<TorchScriptImport>
@@ -63,7 +80,8 @@ mlir::remat::buildTrainingStep(const ModelSpec &spec, int64_t batch,
              << "the model's output has " << first.getDimSize(1)
              << " classes, not the " << spec.classes << " of --classes";
     options.loss = ownLoss ? "none" : "cross-entropy";
-    if (failed(differentiateFunction(function, options)))
+    if (failed(freezeWeights(function, spec.frozenWeights)) ||
+        failed(differentiateFunction(function, options)))
       return failure();
   }
   return imported;

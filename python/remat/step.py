@@ -361,9 +361,19 @@ class Step:
         group = self.optimizer.param_groups[0]
         spec.kind = self.kind
         spec.lr = float(group["lr"])
+        spec.frozen = self._frozen_parameters()
         if self.kind == "sgd":
             spec.momentum = float(group["momentum"])
         return spec
+
+    def _frozen_parameters(self):
+        """The step's names ("model.<name>") of the parameters eager
+        PyTorch would not update: requires_grad=False, or in no param group
+        of the optimizer."""
+        trained = {id(p) for group in self.optimizer.param_groups
+                   for p in group["params"]}
+        return ["model." + name for name, p in self.model.named_parameters()
+                if not p.requires_grad or id(p) not in trained]
 
     def _get(self, inputs):
         key = tuple((tuple(t.shape), t.dtype) for t in inputs)

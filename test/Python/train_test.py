@@ -176,14 +176,29 @@ def test_errors_name_what_is_supported(model_pair):
     with pytest.raises(remat.Error, match="error: .*budget"):
         remat.compile(model, data, budget=1000,
                       optimizer=torch.optim.SGD(model.parameters(), lr=0.1))
-    frozen = torch.optim.SGD(model.fc.parameters(), lr=0.1)
-    with pytest.raises(remat.Error, match="'conv.weight' .* not in the optimizer"):
-        remat.compile(model, data, optimizer=frozen)
     step = remat.compile(model, data, optimizer=torch.optim.SGD(
         model.parameters(), lr=0.1))
     model.eval()
     with pytest.raises(remat.Error, match="eval mode"):
         step(*data)
+
+
+def test_frozen_parameters_are_read_and_never_trained(model_pair):
+    # A frozen backbone (requires_grad=False) and parameters left out of the
+    # optimizer: eager PyTorch updates neither, and the step computes no
+    # gradient for them.
+    for model in model_pair:
+        model.conv.weight.requires_grad_(False)
+    frozen_conv = model_pair[0].conv.weight.clone()
+    step, _ = train_both(model_pair, lambda m: torch.optim.AdamW(
+        [p for p in m.parameters() if p.requires_grad], lr=1e-2), 5)
+    assert torch.equal(model_pair[0].conv.weight, frozen_conv)
+    assert "conv2d_backward_weight" not in step.mlir()
+    model_pair[0].load_state_dict(model_pair[1].state_dict())
+    frozen_bn = model_pair[0].bn.weight.clone()
+    train_both(model_pair, lambda m: torch.optim.SGD(
+        m.fc.parameters(), lr=0.1, momentum=0.9), 5)
+    assert torch.equal(model_pair[0].bn.weight, frozen_bn)
 
 
 def test_checking_every_step_changes_nothing_but_time():

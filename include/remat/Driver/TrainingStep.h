@@ -43,6 +43,10 @@ struct ModelSpec {
   /// model at `modelPath` at every batch.
   std::function<std::optional<std::string>(int64_t batch, std::string &error)>
       programAtBatch;
+  /// Weights (by argument name) the step reads but does not train: they
+  /// become buffers before autodiff, so that nothing computes their
+  /// gradient or updates them (PyTorch's requires_grad=False).
+  std::vector<std::string> frozenWeights;
 };
 
 /// Imports `spec`'s model at `batch` and differentiates every function of it
