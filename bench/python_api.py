@@ -22,6 +22,7 @@ A model that fails prints the first line of its remat.Error.
 
 Usage: .venv/bin/python bench/python_api.py [--models a,b] [--steps 6]
            [--threads 1] [--budget 80%] [--batch 2] [--image 32] [--tokens 16]
+           [--check]
 """
 
 import argparse
@@ -67,7 +68,7 @@ def run_model(name, spec, args):
     data = [make_batch(spec, generator) for _ in range(args.steps)]
     start = time.perf_counter()
     step = remat.compile(model, data[0], optimizer=optimizer,
-                         budget=args.budget)
+                         budget=args.budget, check=args.check)
     compile_seconds = time.perf_counter() - start
     ours, theirs, differences = [], [], []
     for inputs, labels in data:
@@ -105,6 +106,9 @@ def main():
     parser.add_argument("--budget", default=None,
                         help="remat.compile's budget (default: none, "
                              "nothing recomputed)")
+    parser.add_argument("--check", action="store_true",
+                        help="check the plan at every step (remat.compile's "
+                             "check=True), not only at the first")
     args = parser.parse_args()
     outside_models.BATCH = args.batch
     outside_models.IMAGE = args.image

@@ -159,8 +159,17 @@ struct Hyperparameters {
   bool decoupledWeightDecay = false;
 };
 
-/// The cost model's device profile for the solvers and the report.
-constexpr const char *kDevice = "h200";
+/// The cost model's device profile named `name` (the solvers' and the
+/// report's estimates).
+const DeviceProfile &getProfile(const std::string &name) {
+  if (const DeviceProfile *profile = findDeviceProfile(name))
+    return *profile;
+  std::string known;
+  for (const DeviceProfile &profile : getDeviceProfiles())
+    known += (known.empty() ? "" : ", ") + profile.name.str();
+  throw RematError("profile '" + name + "' is no device profile remat knows (" +
+                   known + ")");
+}
 
 /// The step's spec: a torch.export program (its path, or exported on demand
 /// per batch) trained by `optimizer`.
@@ -244,8 +253,8 @@ public:
   /// The step of the torch.export program at `programPath`, rematerialized
   /// under `budget` (when given) and planned.
   CompiledStep(const std::string &programPath, const OptimizerSpec &optimizer,
-               const std::string &budget)
-      : context(makeRegistry()) {
+               const std::string &budget, const std::string &profileName)
+      : context(makeRegistry()), profile(getProfile(profileName)) {
     // Python's other threads (remat.compile's progress) run meanwhile.
     nb::gil_scoped_release release;
     context.loadAllAvailableDialects();
@@ -269,8 +278,8 @@ public:
   /// The step takes the whole batch; planTable() says what was weighed.
   CompiledStep(nb::callable programAtBatch, int64_t batch,
                int64_t maxAccumulationSteps, const OptimizerSpec &optimizer,
-               const std::string &budget)
-      : context(makeRegistry()) {
+               const std::string &budget, const std::string &profileName)
+      : context(makeRegistry()), profile(getProfile(profileName)) {
     ByteSize size = parseBudget(budget);
     if (size.isPercent())
       throw RematError("remat.plan needs the budget in bytes (such as "
@@ -297,7 +306,7 @@ public:
       }
       return path;
     };
-    CostModel costModel(*findDeviceProfile(kDevice));
+    CostModel costModel(profile);
     PlanOptions options;
     options.batch = batch;
     options.budgetBytes = size.getBytes();
@@ -306,7 +315,7 @@ public:
       std::string error;
       options.policies.push_back({name, *SolverSpec::parse(name, error), {}});
     }
-    options.remat.device = kDevice;
+    options.remat.device = profile.name.str();
     FailureOr<PlanResult> result =
         planTrainingBatch(spec, &context, costModel, options);
     if (failed(result))
@@ -434,7 +443,7 @@ public:
   std::string getReport(const std::string &htmlPath) {
     DiagnosticCollector diagnostics(context);
     FailureOr<StepReport> report =
-        buildStepReport(function, CostModel(*findDeviceProfile(kDevice)));
+        buildStepReport(function, CostModel(profile));
     if (failed(report))
       diagnostics.raise("the report could not be built");
     if (!htmlPath.empty()) {
@@ -525,7 +534,7 @@ private:
         throw RematError("budget '" + budget + "': " + error);
       RematOptions options;
       options.budget = *size;
-      options.device = kDevice;
+      options.device = profile.name.str();
       if (!size->isPercent())
         budgetBytes = size->getBytes();
       buildRematPipeline(pm, options);
@@ -535,6 +544,7 @@ private:
   }
 
   MLIRContext context;
+  const DeviceProfile &profile;
   OwningOpRef<ModuleOp> module;
   func::FuncOp function;
   std::unique_ptr<CpuStepRunner> runner;
@@ -574,13 +584,14 @@ NB_MODULE(_remat, m) {
 
   nb::class_<CompiledStep>(m, "CompiledStep")
       .def(nb::init<const std::string &, const OptimizerSpec &,
-                    const std::string &>(),
-           nb::arg("program"), nb::arg("optimizer"), nb::arg("budget"))
+                    const std::string &, const std::string &>(),
+           nb::arg("program"), nb::arg("optimizer"), nb::arg("budget"),
+           nb::arg("profile"))
       .def(nb::init<nb::callable, int64_t, int64_t, const OptimizerSpec &,
-                    const std::string &>(),
+                    const std::string &, const std::string &>(),
            nb::arg("program_at_batch"), nb::arg("batch"),
            nb::arg("max_accumulation_steps"), nb::arg("optimizer"),
-           nb::arg("budget"))
+           nb::arg("budget"), nb::arg("profile"))
       .def("plan_table", &CompiledStep::getPlanTable)
       .def("arguments", &CompiledStep::getArguments)
       .def("run", &CompiledStep::run, nb::arg("buffers"),

@@ -187,7 +187,8 @@ def _export_whole_batch(owner, wrapper, inputs, directory, progress):
     torch.export.save(exported, path)
     progress.enter("importing, differentiating and planning under the "
                    "budget")
-    return _remat.CompiledStep(path, owner._optimizer_spec(), owner.budget)
+    return _remat.CompiledStep(path, owner._optimizer_spec(), owner.budget,
+                               owner.profile)
 
 
 class _Compiled:
@@ -342,9 +343,11 @@ class _Compiled:
 class Step:
     """A model's training step under a byte budget; call it on a batch."""
 
-    def __init__(self, model, loss, optimizer, budget, check=False):
+    def __init__(self, model, loss, optimizer, budget, check=False,
+                 profile="h200"):
         self.model = model
         self.check = check
+        self.profile = profile
         self.loss = _loss_function(loss)
         self.optimizer = optimizer
         self.kind = _optimizer_kind(optimizer)
@@ -418,17 +421,18 @@ class Step:
 
 
 def compile(model, example_inputs, loss="cross_entropy", optimizer=None,
-            budget=None, check=False):
+            budget=None, check=False, profile="h200"):
     """Compiles model's training step with `optimizer`'s update under
     `budget` (bytes, "2.5GB", "60%", or None for no limit), for batches
     shaped like `example_inputs` (the model's inputs, then the target).
     The first step of each compiled step checks the plan as it runs;
-    `check=True` checks every step. Raises remat.Error when something is not
-    supported or does not fit."""
+    `check=True` checks every step. `profile` names the GPU whose cost
+    model weighs what to recompute ("h200", "gtx970m", ...: docs/python.md).
+    Raises remat.Error when something is not supported or does not fit."""
     if optimizer is None:
         raise Error("compile needs the optimizer the step updates with "
                     "(torch.optim.SGD, Adam or AdamW)")
-    step = Step(model, loss, optimizer, budget, check)
+    step = Step(model, loss, optimizer, budget, check, profile)
     if not isinstance(example_inputs, (tuple, list)):
         example_inputs = (example_inputs,)
     step._get(tuple(example_inputs))

@@ -170,6 +170,9 @@ def test_errors_name_what_is_supported(model_pair):
                       optimizer=torch.optim.SGD(model.parameters(), lr=0.1))
     with pytest.raises(remat.Error, match="needs the optimizer"):
         remat.compile(model, data)
+    with pytest.raises(remat.Error, match="profile 'gtx9000' .*gtx970m"):
+        remat.compile(model, data, profile="gtx9000",
+                      optimizer=torch.optim.SGD(model.parameters(), lr=0.1))
     with pytest.raises(remat.Error, match="budget"):
         remat.compile(model, data, budget="2.5 parsecs",
                       optimizer=torch.optim.SGD(model.parameters(), lr=0.1))
