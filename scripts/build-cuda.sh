@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# build-cuda.sh STEP.cu -o BINARY [--target=both|sm_90|portable] [-- NVCC_FLAGS...]
+# build-cuda.sh STEP.cu -o BINARY [--target=both|sm_90|portable] [--library] [-- NVCC_FLAGS...]
 #
 # Compiles a source written by `remat-translate --emit-cuda` with nvcc against
 # cuBLAS and cuDNN. The target: sm_90 code for the H200 (`sm_90`), PTX for
@@ -8,19 +8,22 @@
 # $CUDA_HOME (default /usr/local/cuda) or, where cuDNN/cuBLAS are installed
 # from Python wheels (nvidia-cudnn-cu13, nvidia-cublas), from there. Never
 # links the driver library (libcuda): the binary starts only where a GPU is.
+# With --library: a shared library with the step's C entry points
+# (-DREMAT_STEP_LIBRARY; docs/cuda.md) in place of the harness's program.
 set -euo pipefail
 
 usage() {
-  echo "usage: $0 STEP.cu -o BINARY [--target=both|sm_90|portable] [-- NVCC_FLAGS...]" >&2
+  echo "usage: $0 STEP.cu -o BINARY [--target=both|sm_90|portable] [--library] [-- NVCC_FLAGS...]" >&2
   exit 2
 }
 
 source_file="" output="" target="both"
-extra=()
+extra=() mode=()
 while [[ $# -gt 0 ]]; do
   case "$1" in
     -o) [[ $# -ge 2 ]] || usage; output="$2"; shift 2 ;;
     --target=*) target="${1#--target=}"; shift ;;
+    --library) mode=(-shared -Xcompiler -fPIC -DREMAT_STEP_LIBRARY); shift ;;
     --) shift; extra=("$@"); break ;;
     -*) usage ;;
     *) [[ -z "$source_file" ]] || usage; source_file="$1"; shift ;;
@@ -87,5 +90,5 @@ find_package_dirs() { # header library
 find_package_dirs cudnn.h libcudnn.so
 find_package_dirs cublas_v2.h libcublas.so
 
-exec "$nvcc" -std=c++17 -O3 "${arch[@]}" "${flags[@]}" "${extra[@]}" \
+exec "$nvcc" -std=c++17 -O3 "${arch[@]}" "${mode[@]}" "${flags[@]}" "${extra[@]}" \
   "$source_file" -o "$output" "${libraries[@]}"

@@ -57,11 +57,14 @@ def tool_options(text):
 
 
 def script_options():
-    """The argparse options of the repository's Python scripts."""
+    """The options of the repository's Python (argparse) and shell scripts."""
     options = set()
     for pattern in ("bench/*.py", "bench/*/*.py", "scripts/*.py", "examples/*.py"):
         for path in glob.glob(os.path.join(ROOT, pattern)):
             options.update(re.findall(r'add_argument\(\s*"--([a-z0-9-]+)"', open(path).read()))
+    # The shell scripts' options, as their `case` patterns (`--library)`).
+    for path in glob.glob(os.path.join(ROOT, "scripts", "*.sh")):
+        options.update(re.findall(r"^\s+--([a-z0-9-]+)(?:=\*)?\)", open(path).read(), re.M))
     return options
 
 

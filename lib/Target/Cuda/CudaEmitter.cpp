@@ -23,6 +23,7 @@
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Interfaces/ViewLikeInterface.h"
 #include "mlir/Tools/mlir-translate/Translation.h"
+#include "llvm/Support/Format.h"
 #include "llvm/Support/FormatVariadic.h"
 
 using namespace mlir;
@@ -147,6 +148,17 @@ std::string StepWriter::getWorkspace(Operation *op) const {
 std::string StepWriter::getOpLabel(Operation *op) {
   auto name = op->getAttrOfType<StringAttr>(attr::kName);
   return quote(name ? name.getValue() : op->getName().getStringRef());
+}
+
+std::vector<std::string> StepWriter::addUpdate(Update update,
+                                               ArrayRef<StringRef> names) {
+  std::string base = std::to_string(updates.size()) +
+                     " * remat_rt::kNumHyperparameters + remat_rt::";
+  updates.push_back(std::move(update));
+  std::vector<std::string> expressions;
+  for (StringRef name : names)
+    expressions.push_back("ctx.hyperparameters[" + base + name.str() + "]");
+  return expressions;
 }
 
 int64_t mlir::remat::cuda::getElementCount(Value value) {
@@ -283,15 +295,33 @@ static void writeTables(func::FuncOp function, const StepWriter &writer,
        << (updated ? int64_t(updated.getArgNumber()) : -1) << "},\n";
   }
   os << "  {nullptr, remat_rt::ElementType::F32, 0, {}, -1}};\n\n";
+  os << "static const remat_rt::UpdateInfo kUpdates[] = {\n";
+  for (const StepWriter::Update &update : writer.getUpdates())
+    os << "  {" << quote(update.weight) << ", " << quote(update.kind) << "},\n";
+  os << "  {nullptr, nullptr}};\n";
+  os << "static const double kHyperparameters[] = {\n";
+  for (const StepWriter::Update &update : writer.getUpdates()) {
+    os << " ";
+    for (double value : update.defaults)
+      os << " " << llvm::format("%.17g", value) << ",";
+    os << "\n";
+  }
+  os << "  0};\n\n";
   auto weights = function->getAttrOfType<StringAttr>(attr::kWeights);
   int64_t arena = getMemoryPlan(function).getArenaBytes();
-  os << "int main(int argc, char **argv) {\n"
-     << "  remat_rt::StepInfo step{" << quote(function.getSymName())
+  os << "static const remat_rt::StepInfo kStep{" << quote(function.getSymName())
      << ", kArguments, " << function.getNumArguments() << ", kResults, "
      << terminator->getNumOperands() << ", " << arena << ", "
      << writer.getScratchBytes() << ", "
-     << (weights ? quote(weights.getValue()) : "nullptr") << ", remat_step};\n"
-     << "  return remat_rt::runHarness(argc, argv, step);\n}\n";
+     << (weights ? quote(weights.getValue()) : "nullptr") << ", remat_step, "
+     << "kUpdates, " << writer.getUpdates().size() << ", kHyperparameters};\n\n"
+     << "#ifdef REMAT_STEP_LIBRARY\n"
+     << "const remat_rt::StepInfo &remat_rt::getLibraryStep() { return kStep; "
+        "}\n"
+     << "#else\n"
+     << "int main(int argc, char **argv) {\n"
+     << "  return remat_rt::runHarness(argc, argv, kStep);\n}\n"
+     << "#endif\n";
 }
 
 LogicalResult mlir::remat::emitCuda(ModuleOp module, raw_ostream &os) {
@@ -316,7 +346,9 @@ LogicalResult mlir::remat::emitCuda(ModuleOp module, raw_ostream &os) {
      << function.getSymName()
      << ": the planned training step, its runtime and a harness.\n"
         "// Build: scripts/build-cuda.sh THIS_FILE -o step; run and options: "
-        "docs/cuda.md.\n\n";
+        "docs/cuda.md.\n"
+        "// With -DREMAT_STEP_LIBRARY: a shared library with C entry points "
+        "in place of the harness (docs/cuda.md).\n\n";
   for (const char *source : kRuntimeSources)
     os << source << "\n";
   os << "//===--- generated kernels ---===//\n\n" << writer.kernels().str();

@@ -453,23 +453,37 @@ LogicalResult CallWriter::writeLossOptimizer() {
         return success();
       })
       .Case([&](nn::SgdOp o) {
+        std::vector<std::string> values = writer.addUpdate(
+            {getValueName(o.getParam()),
+             "sgd",
+             {o.getLr().convertToDouble(), o.getMomentum().convertToDouble(),
+              o.getDampening().convertToDouble(),
+              o.getWeightDecay().convertToDouble(), o.getNesterov() ? 1.0 : 0.0,
+              0.9, 0.999, 1e-8, 0.0}},
+            {"kLr", "kMomentum", "kDampening", "kWeightDecay", "kNesterov"});
         call("sgdStep", in(o.getParam()), in(o.getGrad()),
              optionalIn(o.getMomentumBuffer()), out(o.getNewParam()),
              optionalOut(o.getNewMomentumBuffer()),
-             getElementCount(o.getParam()), o.getLr().convertToDouble(),
-             o.getMomentum().convertToDouble(),
-             o.getDampening().convertToDouble(),
-             o.getWeightDecay().convertToDouble(), o.getNesterov());
+             getElementCount(o.getParam()), values[0], values[1], values[2],
+             values[3], values[4] + " != 0");
         return success();
       })
       .Case([&](nn::AdamOp o) {
+        std::vector<std::string> values = writer.addUpdate(
+            {getValueName(o.getParam()),
+             "adam",
+             {o.getLr().convertToDouble(), 0.0, 0.0,
+              o.getWeightDecay().convertToDouble(), 0.0,
+              o.getBeta1().convertToDouble(), o.getBeta2().convertToDouble(),
+              o.getEps().convertToDouble(),
+              o.getDecoupledWeightDecay() ? 1.0 : 0.0}},
+            {"kLr", "kBeta1", "kBeta2", "kEps", "kWeightDecay",
+             "kDecoupledWeightDecay"});
         call("adamStep", in(o.getParam()), in(o.getGrad()), in(o.getExpAvg()),
              in(o.getExpAvgSq()), in(o.getStep()), out(o.getNewParam()),
              out(o.getNewExpAvg()), out(o.getNewExpAvgSq()),
-             getElementCount(o.getParam()), o.getLr().convertToDouble(),
-             o.getBeta1().convertToDouble(), o.getBeta2().convertToDouble(),
-             o.getEps().convertToDouble(), o.getWeightDecay().convertToDouble(),
-             o.getDecoupledWeightDecay());
+             getElementCount(o.getParam()), values[0], values[1], values[2],
+             values[3], values[4], values[5] + " != 0");
         return success();
       })
       .Default([](Operation *) { return failure(); });

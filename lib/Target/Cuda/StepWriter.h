@@ -24,6 +24,7 @@
 #include "llvm/Support/raw_ostream.h"
 
 #include <string>
+#include <vector>
 
 namespace mlir::remat::cuda {
 
@@ -85,6 +86,22 @@ public:
   llvm::raw_string_ostream &kernels() { return kernelStream; }
   llvm::raw_string_ostream &body() { return bodyStream; }
 
+  /// An optimizer update of the step: its weight's name, its kind (`sgd`,
+  /// `adam`) and the values of its op's attributes, in the runtime's
+  /// Hyperparameter order, which the harness starts from and a host that
+  /// loads the step as a library replaces.
+  struct Update {
+    std::string weight;
+    std::string kind;
+    std::vector<double> defaults;
+  };
+  /// Adds an update; returns the expression of its hyperparameter `name`
+  /// (one of the runtime's Hyperparameter enumerators) for each name asked:
+  /// `ctx.hyperparameters[<base> + remat_rt::kLr]`.
+  std::vector<std::string> addUpdate(Update update,
+                                     llvm::ArrayRef<llvm::StringRef> names);
+  const std::vector<Update> &getUpdates() const { return updates; }
+
 private:
   std::string getPointer(Value value, bool isConst) const;
   /// The planned offset of an op result (from its op's remat.placement).
@@ -93,6 +110,7 @@ private:
   ValueStorage storage;
   int64_t arenaBytes = 0, scratchBytes = 0;
   int uniqueCount = 0;
+  std::vector<Update> updates;
   std::string kernelText, bodyText;
   llvm::raw_string_ostream kernelStream{kernelText};
   llvm::raw_string_ostream bodyStream{bodyText};

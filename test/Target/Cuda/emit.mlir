@@ -44,7 +44,16 @@
 // CHECK: static const remat_rt::ResultInfo kResults[] = {
 // CHECK-NEXT:   {"y", remat_rt::ElementType::F32, 2, {4, 8}, -1},
 // CHECK-NEXT:   {"z", remat_rt::ElementType::F32, 2, {4, 16}, -1},
-// CHECK: remat_rt::StepInfo step{"step", kArguments, 4, kResults, 2, [[ARENA:[0-9]+]], 0, nullptr, remat_step};
+// A step without optimizer updates: empty tables of updates.
+// CHECK: static const remat_rt::UpdateInfo kUpdates[] = {
+// CHECK-NEXT:   {nullptr, nullptr}};
+// CHECK: static const remat_rt::StepInfo kStep{"step", kArguments, 4, kResults, 2, [[ARENA:[0-9]+]], 0, nullptr, remat_step, kUpdates, 0, kHyperparameters};
+// The harness's main, or the library's entry points with REMAT_STEP_LIBRARY.
+// CHECK: #ifdef REMAT_STEP_LIBRARY
+// CHECK-NEXT: const remat_rt::StepInfo &remat_rt::getLibraryStep() { return kStep; }
+// CHECK-NEXT: #else
+// CHECK-NEXT: int main(int argc, char **argv) {
+// CHECK-NEXT:   return remat_rt::runHarness(argc, argv, kStep);
 
 func.func @step(%x: tensor<4x8xf32> {remat.name = "x", remat.role = #remat.role<input>},
                 %b: tensor<8xf32> {remat.name = "b", remat.role = #remat.role<weight>},

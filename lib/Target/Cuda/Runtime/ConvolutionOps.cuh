@@ -78,11 +78,9 @@ struct ConvDescriptors {
     for (int d = 0; d < rank; ++d) {
       if (derived[d] == yDims[d])
         continue;
-      std::fprintf(stderr,
-                   "error: %s: convolution output dimension %d is %d, cuDNN "
-                   "derives %d\n",
-                   currentOp, d, yDims[d], derived[d]);
-      std::exit(1);
+      failStep(formatText("%s: convolution output dimension %d is %d, cuDNN "
+                          "derives %d",
+                          currentOp, d, yDims[d], derived[d]));
     }
   }
   ~ConvDescriptors() {
@@ -151,26 +149,22 @@ inline void convRunFittingAlgorithm(const char *direction, const Perf *perf,
     if (status == CUDNN_STATUS_SUCCESS)
       return;
     if (CUDNN_STATUS_CATEGORY(status) != CUDNN_STATUS_NOT_SUPPORTED) {
-      std::fprintf(stderr,
-                   "error: %s: cuDNN convolution %s (algorithm %d) failed: %s\n",
-                   currentOp, direction, int(candidates[i]),
-                   cudnnGetErrorString(status));
-      std::exit(1);
+      failStep(formatText("%s: cuDNN convolution %s (algorithm %d) failed: %s",
+                          currentOp, direction, int(candidates[i]),
+                          cudnnGetErrorString(status)));
     }
     lastStatus = status;
   }
-  std::fprintf(stderr,
-               "error: %s: no cuDNN convolution %s algorithm runs within the "
-               "workspace of %zu bytes (%d tried, the last: %s; the "
-               "no-workspace algorithm %d: ",
-               currentOp, direction, workspaceBytes, count,
-               count ? cudnnGetErrorString(lastStatus) : "none",
-               int(fallback));
-  if (fallbackQuery == CUDNN_STATUS_SUCCESS)
-    std::fprintf(stderr, "needs %zu bytes)\n", fallbackBytes);
-  else
-    std::fprintf(stderr, "%s)\n", cudnnGetErrorString(fallbackQuery));
-  std::exit(1);
+  failStep(
+      formatText("%s: no cuDNN convolution %s algorithm runs within the "
+                 "workspace of %zu bytes (%d tried, the last: %s; the "
+                 "no-workspace algorithm %d: ",
+                 currentOp, direction, workspaceBytes, count,
+                 count ? cudnnGetErrorString(lastStatus) : "none",
+                 int(fallback)) +
+      (fallbackQuery == CUDNN_STATUS_SUCCESS
+           ? formatText("needs %zu bytes)", fallbackBytes)
+           : formatText("%s)", cudnnGetErrorString(fallbackQuery))));
 }
 
 inline void convForward(Context &ctx, const float *x, const float *w,

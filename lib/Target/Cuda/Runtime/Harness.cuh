@@ -77,6 +77,13 @@ struct ResultInfo {
 using StepFunction = void (*)(Context &, void *const *arguments, char *arena,
                               void **results);
 
+/// An optimizer update of the step: the weight it trains and its kind
+/// (`sgd`, `adam`).
+struct UpdateInfo {
+  const char *weight;
+  const char *kind;
+};
+
 struct StepInfo {
   const char *function;
   const ArgumentInfo *arguments;
@@ -91,6 +98,10 @@ struct StepInfo {
   /// The function's remat.weights, or null.
   const char *weightsDir;
   StepFunction step;
+  const UpdateInfo *updates;
+  int numUpdates;
+  /// kNumHyperparameters per update: the values of the ops' attributes.
+  const double *hyperparameters;
 };
 
 inline int64_t countOf(int rank, const int64_t *shape) {
@@ -105,8 +116,7 @@ inline size_t elementBytes(ElementType type) {
 }
 
 [[noreturn]] inline void fail(const std::string &message) {
-  std::fprintf(stderr, "error: %s\n", message.c_str());
-  std::exit(1);
+  failStep(message);
 }
 
 //===----------------------------------------------------------------------===//
@@ -460,6 +470,7 @@ inline int runHarness(int argc, char **argv, const StepInfo &step) {
   size_t freeAtStart = freeDeviceBytes();
 
   Context ctx;
+  ctx.hyperparameters = step.hyperparameters;
   REMAT_CHECK_CUDA(cudaStreamCreate(&ctx.stream));
   REMAT_CHECK_CUBLAS(cublasCreate(&ctx.cublas));
   REMAT_CHECK_CUBLAS(cublasSetStream(ctx.cublas, ctx.stream));

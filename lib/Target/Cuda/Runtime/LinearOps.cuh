@@ -29,9 +29,8 @@ inline void linearUseHandle(Context &ctx) {
 /// `value` as a cuBLAS int, or an error naming the op.
 inline int linearToInt(int64_t value, const char *what) {
   if (value < 0 || value > int64_t(0x7fffffff)) {
-    std::fprintf(stderr, "error: %s: %s = %lld is out of cuBLAS's int range\n",
-                 currentOp, what, (long long)value);
-    std::exit(1);
+    failStep(formatText("%s: %s = %lld is out of cuBLAS's int range",
+                        currentOp, what, (long long)value));
   }
   return int(value);
 }

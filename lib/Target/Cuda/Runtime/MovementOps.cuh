@@ -47,9 +47,8 @@ inline void movementStrides(const Dims &dims, int64_t *strides) {
 
 inline void movementCheckRank(int rank) {
   if (rank < 0 || rank > kMaxRank) {
-    std::fprintf(stderr, "error: %s: rank %d is above the runtime's %d\n",
-                 currentOp, rank, kMaxRank);
-    std::exit(1);
+    failStep(formatText("%s: rank %d is above the runtime's %d", currentOp,
+                        rank, kMaxRank));
   }
 }
 

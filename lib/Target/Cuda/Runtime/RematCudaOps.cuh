@@ -23,49 +23,95 @@
 #include <cuda_runtime.h>
 #include <cudnn.h>
 
+#include <cstdarg>
 #include <cstdint>
 #include <cstdio>
 #include <cstdlib>
+#include <stdexcept>
+#include <string>
 
 namespace remat_rt {
 
 /// The op being run, for error messages (set by the emitted step).
 inline const char *currentOp = "";
 
+#ifdef REMAT_STEP_LIBRARY
+/// A failed call in library mode (Library.cuh): the entry point that ran
+/// the step returns it as an error instead of ending the host's process.
+struct StepFailure : std::runtime_error {
+  using std::runtime_error::runtime_error;
+};
+#endif
+
+/// Ends the step with `message`: the harness prints it and exits with
+/// status 1; a step built as a library throws it to its entry point.
+[[noreturn]] inline void failStep(const std::string &message) {
+#ifdef REMAT_STEP_LIBRARY
+  throw StepFailure(message);
+#else
+  std::fprintf(stderr, "error: %s\n", message.c_str());
+  std::exit(1);
+#endif
+}
+
+/// printf-style text, for failStep.
+inline std::string formatText(const char *format, ...) {
+  char text[1024];
+  va_list arguments;
+  va_start(arguments, format);
+  std::vsnprintf(text, sizeof(text), format, arguments);
+  va_end(arguments);
+  return text;
+}
+
 #define REMAT_CHECK_CUDA(call)                                                 \
   do {                                                                         \
     cudaError_t status_ = (call);                                              \
-    if (status_ != cudaSuccess) {                                              \
-      std::fprintf(stderr, "error: %s: %s failed: %s\n", remat_rt::currentOp,  \
-                   #call, cudaGetErrorString(status_));                        \
-      std::exit(1);                                                            \
-    }                                                                          \
+    if (status_ != cudaSuccess)                                                \
+      remat_rt::failStep(std::string(remat_rt::currentOp) + ": " #call         \
+                         " failed: " + cudaGetErrorString(status_));           \
   } while (0)
 #define REMAT_CHECK_CUDNN(call)                                                \
   do {                                                                         \
     cudnnStatus_t status_ = (call);                                            \
-    if (status_ != CUDNN_STATUS_SUCCESS) {                                     \
-      std::fprintf(stderr, "error: %s: %s failed: %s\n", remat_rt::currentOp,  \
-                   #call, cudnnGetErrorString(status_));                       \
-      std::exit(1);                                                            \
-    }                                                                          \
+    if (status_ != CUDNN_STATUS_SUCCESS)                                       \
+      remat_rt::failStep(std::string(remat_rt::currentOp) + ": " #call         \
+                         " failed: " + cudnnGetErrorString(status_));          \
   } while (0)
 #define REMAT_CHECK_CUBLAS(call)                                               \
   do {                                                                         \
     cublasStatus_t status_ = (call);                                           \
-    if (status_ != CUBLAS_STATUS_SUCCESS) {                                    \
-      std::fprintf(stderr, "error: %s: %s failed: cuBLAS status %d\n",         \
-                   remat_rt::currentOp, #call, int(status_));                  \
-      std::exit(1);                                                            \
-    }                                                                          \
+    if (status_ != CUBLAS_STATUS_SUCCESS)                                      \
+      remat_rt::failStep(std::string(remat_rt::currentOp) + ": " #call         \
+                         " failed: cuBLAS status " +                           \
+                         std::to_string(int(status_)));                        \
   } while (0)
 /// After each generated kernel launch.
 #define REMAT_CHECK_LAUNCH() REMAT_CHECK_CUDA(cudaGetLastError())
+
+/// The hyperparameters of one optimizer update (nn.sgd or nn.adam), in
+/// this order in Context::hyperparameters, read by the step as it runs so
+/// that a host can change them between steps (a learning-rate schedule).
+enum Hyperparameter {
+  kLr,
+  kMomentum,
+  kDampening,
+  kWeightDecay,
+  kNesterov, ///< 0 or 1
+  kBeta1,
+  kBeta2,
+  kEps,
+  kDecoupledWeightDecay, ///< 0 or 1
+  kNumHyperparameters
+};
 
 struct Context {
   cudaStream_t stream;
   cublasHandle_t cublas;
   cudnnHandle_t cudnn;
+  /// kNumHyperparameters values per optimizer update, in the step's order
+  /// of updates (StepInfo::updates).
+  const double *hyperparameters = nullptr;
 };
 
 /// The counter-based generator (as lib/Execution/Random.cpp): uniform

@@ -203,6 +203,24 @@ inline bool isDevicePointer(const void *p) {
   return p && findAllocation(p, 0) != nullptr;
 }
 
+#ifdef REMAT_STEP_LIBRARY
+/// A step built as a library (Library.cuh) runs on buffers its host owns
+/// (remat's Python tests: CPU tensors): the host lends them as device
+/// allocations for the step's run and takes them back after.
+extern "C" __attribute__((visibility("default"))) void
+remat_emu_lend(void *base, size_t bytes) {
+  device.allocations.push_back({static_cast<char *>(base), bytes});
+}
+extern "C" __attribute__((visibility("default"))) void
+remat_emu_take_back(void *base) {
+  for (size_t i = device.allocations.size(); i-- > 0;)
+    if (device.allocations[i].base == base) {
+      device.allocations.erase(device.allocations.begin() + i);
+      return;
+    }
+}
+#endif
+
 /// Fails the run unless [p, p + bytes) is device memory (an emitted step
 /// reading or writing outside its arena is a bug the emulation reports).
 inline void checkDeviceRange(const void *p, size_t bytes, const char *what) {
