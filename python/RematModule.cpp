@@ -12,6 +12,7 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "remat/Analysis/PeakMemory.h"
 #include "remat/Dialect/NN/IR/NNOps.h"
 #include "remat/Dialect/Remat/IR/RematDialect.h"
 #include "remat/Driver/Plan.h"
@@ -21,6 +22,7 @@
 #include "remat/Report/StepReport.h"
 #include "remat/Support/ByteSize.h"
 #include "remat/Support/OutputFile.h"
+#include "remat/Target/Cuda/CudaEmitter.h"
 #include "remat/Transforms/Passes.h"
 #include "remat/Transforms/PlanMemory.h"
 #include "remat/Transforms/Rematerialize.h"
@@ -253,7 +255,8 @@ public:
   /// The step of the torch.export program at `programPath`, rematerialized
   /// under `budget` (when given) and planned.
   CompiledStep(const std::string &programPath, const OptimizerSpec &optimizer,
-               const std::string &budget, const std::string &profileName)
+               const std::string &budget, const std::string &profileName,
+               bool cpu)
       : context(makeRegistry()), profile(getProfile(profileName)) {
     // Python's other threads (remat.compile's progress) run meanwhile.
     nb::gil_scoped_release release;
@@ -268,7 +271,9 @@ public:
       diagnostics.raise("the step could not be built");
     adopt(std::move(*step), returnsLoss);
     plan(budget, diagnostics);
-    createRunner(diagnostics);
+    selectFunction(diagnostics);
+    if (cpu)
+      createRunner(diagnostics);
   }
 
   /// remat.plan: the fastest way to train at `batch` in `budget` bytes that
@@ -278,7 +283,8 @@ public:
   /// The step takes the whole batch; planTable() says what was weighed.
   CompiledStep(nb::callable programAtBatch, int64_t batch,
                int64_t maxAccumulationSteps, const OptimizerSpec &optimizer,
-               const std::string &budget, const std::string &profileName)
+               const std::string &budget, const std::string &profileName,
+               bool cpu)
       : context(makeRegistry()), profile(getProfile(profileName)) {
     ByteSize size = parseBudget(budget);
     if (size.isPercent())
@@ -343,7 +349,9 @@ public:
     pm.addPass(createRematPlanMemoryPass());
     if (failed(pm.run(*module)))
       diagnostics.raise("the step could not be planned");
-    createRunner(diagnostics);
+    selectFunction(diagnostics);
+    if (cpu)
+      createRunner(diagnostics);
   }
 
   /// remat.plan's table (JSON); empty for a step compiled at one batch.
@@ -382,6 +390,8 @@ public:
     DiagnosticCollector diagnostics(context);
     FailureOr<std::vector<NamedArray>> scalars;
     {
+      if (!runner)
+        throw RematError("this step runs on CUDA tensors, not the CPU");
       nb::gil_scoped_release release;
       scalars = runner->runStep(arguments, check);
     }
@@ -462,11 +472,22 @@ public:
   }
 
   std::map<std::string, int64_t> getMemory() const {
-    return {{"peak_bytes", runner->getPeakBytes()},
-            {"arena_bytes", runner->getArenaBytes()},
-            {"argument_bytes", runner->getArgumentBytes()},
-            {"outside_arena_bytes", runner->getOutsideArenaPeakBytes()},
+    return {{"peak_bytes", peakBytes},
+            {"arena_bytes", arenaBytes},
+            {"argument_bytes", argumentBytes},
+            {"outside_arena_bytes",
+             runner ? runner->getOutsideArenaPeakBytes() : 0},
             {"budget_bytes", budgetBytes}};
+  }
+
+  /// The planned step as one CUDA source (remat-translate --emit-cuda).
+  std::string getCudaSource() {
+    DiagnosticCollector diagnostics(context);
+    std::string text;
+    llvm::raw_string_ostream os(text);
+    if (failed(emitCuda(*module, os)))
+      diagnostics.raise("the step has no CUDA lowering");
+    return text;
   }
 
   std::string getMlir() {
@@ -492,12 +513,23 @@ private:
       importedValues[weight.name] = std::move(weight.array);
   }
 
-  /// The runner of the planned step's one function.
-  void createRunner(DiagnosticCollector &diagnostics) {
+  /// The planned step's one function, and its planned bytes.
+  void selectFunction(DiagnosticCollector &diagnostics) {
     auto functions = module->getOps<func::FuncOp>();
     if (std::distance(functions.begin(), functions.end()) != 1)
       throw RematError("the exported program has more than one function");
     function = *functions.begin();
+    FailureOr<PeakMemory> analysis = PeakMemory::analyze(function);
+    if (failed(analysis))
+      diagnostics.raise("the step's memory could not be analyzed");
+    peakBytes = analysis->getPeakBytes();
+    argumentBytes = analysis->getArgumentBytes();
+    arenaBytes = getMemoryPlan(function).getArenaBytes();
+  }
+
+  /// The CPU executor's runner of the function (a step on CUDA tensors has
+  /// none: the emitted step runs it).
+  void createRunner(DiagnosticCollector &diagnostics) {
     FailureOr<std::unique_ptr<CpuStepRunner>> created =
         CpuStepRunner::create(function);
     if (failed(created))
@@ -550,6 +582,7 @@ private:
   std::unique_ptr<CpuStepRunner> runner;
   std::map<std::string, NpyArray> importedValues;
   int64_t budgetBytes = 0;
+  int64_t peakBytes = 0, argumentBytes = 0, arenaBytes = 0;
   std::string planJson;
 };
 
@@ -584,14 +617,14 @@ NB_MODULE(_remat, m) {
 
   nb::class_<CompiledStep>(m, "CompiledStep")
       .def(nb::init<const std::string &, const OptimizerSpec &,
-                    const std::string &, const std::string &>(),
+                    const std::string &, const std::string &, bool>(),
            nb::arg("program"), nb::arg("optimizer"), nb::arg("budget"),
-           nb::arg("profile"))
+           nb::arg("profile"), nb::arg("cpu"))
       .def(nb::init<nb::callable, int64_t, int64_t, const OptimizerSpec &,
-                    const std::string &, const std::string &>(),
+                    const std::string &, const std::string &, bool>(),
            nb::arg("program_at_batch"), nb::arg("batch"),
            nb::arg("max_accumulation_steps"), nb::arg("optimizer"),
-           nb::arg("budget"), nb::arg("profile"))
+           nb::arg("budget"), nb::arg("profile"), nb::arg("cpu"))
       .def("plan_table", &CompiledStep::getPlanTable)
       .def("arguments", &CompiledStep::getArguments)
       .def("run", &CompiledStep::run, nb::arg("buffers"),
@@ -601,5 +634,6 @@ NB_MODULE(_remat, m) {
       .def("imported_value", &CompiledStep::getImportedValue, nb::arg("name"))
       .def("report", &CompiledStep::getReport, nb::arg("html_path"))
       .def("memory", &CompiledStep::getMemory)
-      .def("mlir", &CompiledStep::getMlir);
+      .def("mlir", &CompiledStep::getMlir)
+      .def("cuda_source", &CompiledStep::getCudaSource);
 }

@@ -69,7 +69,7 @@ def _export_per_micro_batch(batch, max_accumulation_steps):
         return _remat.CompiledStep(program_at_batch, batch,
                                    max_accumulation_steps,
                                    owner._optimizer_spec(), owner.budget,
-                                   owner.profile)
+                                   owner.profile, owner.device == "cpu")
     return build
 
 
@@ -77,8 +77,9 @@ class PlannedStep(Step):
     """The step remat.plan chose: call it on whole batches."""
 
     def __init__(self, model, loss, optimizer, budget, check, profile,
-                 batch):
-        super().__init__(model, loss, optimizer, budget, check, profile)
+                 device, batch):
+        super().__init__(model, loss, optimizer, budget, check, profile,
+                         device)
         self.batch = batch
         self.shapes = None
 
@@ -151,7 +152,7 @@ class Plan(tuple):
 
 def plan(model, example_inputs, batch, loss="cross_entropy", optimizer=None,
          budget=None, max_accumulation_steps=_DEFAULT_MAX_ACCUMULATION_STEPS,
-         check=False, profile="h200"):
+         check=False, profile="h200", device=None):
     """Plans model's training step at `batch` samples per optimizer step in
     `budget` bytes ("2.5GB"): the whole batch in one step, or accumulated
     over k micro-batches of batch / k (k at most max_accumulation_steps),
@@ -163,7 +164,8 @@ def plan(model, example_inputs, batch, loss="cross_entropy", optimizer=None,
     are read. A loss the model returns itself is taken as a mean
     over its batch. Returns Plan(table, step); step(x, y) trains on a whole
     batch. `profile` names the GPU whose cost model estimates the times
-    ("h200", "gtx970m", ...). Raises remat.Error when nothing fits."""
+    ("h200", "gtx970m", ...); `device` where the step runs, as for
+    remat.compile. Raises remat.Error when nothing fits."""
     if optimizer is None:
         raise Error("plan needs the optimizer the step updates with "
                     "(torch.optim.SGD, Adam or AdamW)")
@@ -181,7 +183,7 @@ def plan(model, example_inputs, batch, loss="cross_entropy", optimizer=None,
                             index, tensor.shape[0],
                             example_inputs[0].shape[0]))
     step = PlannedStep(model, loss, optimizer, budget, check, profile,
-                       int(batch))
+                       device, int(batch))
     compiled = step._plan(tuple(example_inputs), int(max_accumulation_steps))
     table = json.loads(compiled.step.plan_table())
     return Plan(table, step)

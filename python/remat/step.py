@@ -31,7 +31,7 @@ import time
 import torch
 import torch.nn.functional as F
 
-from . import _remat
+from . import _remat, cuda
 from ._remat import Error
 
 _LOSSES = {
@@ -134,6 +134,20 @@ def _from_bytes(data, shape, dtype):
     return flat.reshape(shape).clone()
 
 
+def _device_pointer(tensor, what, device):
+    """The address of `tensor`, one of a CUDA step's arguments."""
+    if tensor.device != device:
+        raise Error("%s is on %s; this step runs on %s"
+                    % (what, tensor.device, device))
+    if not tensor.is_contiguous():
+        raise Error("%s is not contiguous; the step updates it in place"
+                    % what)
+    if tensor.dtype not in (torch.float32, torch.int64):
+        raise Error("%s has dtype %s; the CUDA step holds float32 and int64"
+                    % (what, tensor.dtype))
+    return tensor.data_ptr(), tensor.numel() * tensor.element_size()
+
+
 def _buffer(tensor, what):
     if tensor.device.type != "cpu":
         raise Error("%s is on %s; this step runs on the CPU"
@@ -188,7 +202,7 @@ def _export_whole_batch(owner, wrapper, inputs, directory, progress):
     progress.enter("importing, differentiating and planning under the "
                    "budget")
     return _remat.CompiledStep(path, owner._optimizer_spec(), owner.budget,
-                               owner.profile)
+                               owner.profile, owner.device == "cpu")
 
 
 class _Compiled:
@@ -206,6 +220,9 @@ class _Compiled:
         except BaseException:
             progress.finish("failed")
             raise
+        self.cuda = None
+        if step.device == "cuda":
+            self._load_cuda_step()
         memory = self.step.memory()
         progress.finish("peak %d bytes%s" % (
             memory["peak_bytes"], " in a budget of %d" % memory["budget_bytes"]
@@ -237,6 +254,18 @@ class _Compiled:
         self.accumulation_steps = next(
             (row["accumulation_steps"] for row in table if row["chosen"]), 1)
 
+    def _load_cuda_step(self):
+        """The step emitted as CUDA, compiled (once per machine) and loaded,
+        with its arena: one device allocation of the planned bytes."""
+        emulated = cuda.is_emulated()
+        stream = None if emulated else torch.cuda.current_stream().cuda_stream
+        self.cuda = cuda.CudaStep(self.step.cuda_source(), stream)
+        device = "cpu" if emulated else torch.cuda.current_device()
+        # 256 more bytes to align the arena as the harness does.
+        self.arena = torch.empty(self.cuda.arena_bytes + 256,
+                                 dtype=torch.uint8, device=device)
+        self.arena_address = (self.arena.data_ptr() + 255) // 256 * 256
+
     def _state_tensor(self, name, shape):
         tensor = self.tensors.get(name)
         if tensor is None:
@@ -264,30 +293,49 @@ class _Compiled:
                 self.fresh_momentum.add(weight)
         return state[key]
 
+    def _group_values(self, name, parameter):
+        """The update's hyperparameters of weight `name`, from its param
+        group as torch.optim reads them at this step."""
+        group = self.groups[id(parameter)]
+        values = _remat.Hyperparameters()
+        values.lr = float(group["lr"])
+        values.weight_decay = float(group["weight_decay"])
+        if "momentum" in group:
+            values.momentum = float(group["momentum"])
+            values.dampening = (0.0 if name in self.fresh_momentum
+                                else float(group["dampening"]))
+            values.nesterov = bool(group["nesterov"])
+        else:
+            values.beta1, values.beta2 = (float(b) for b in group["betas"])
+            values.eps = float(group["eps"])
+            values.decoupled_weight_decay = bool(
+                group.get("decoupled_weight_decay",
+                          isinstance(self.owner.optimizer,
+                                     torch.optim.AdamW)))
+        return values
+
+    @staticmethod
+    def _as_tuple(values):
+        """In the CUDA runtime's Hyperparameter order."""
+        return (values.lr, values.momentum, values.dampening,
+                values.weight_decay, float(values.nesterov), values.beta1,
+                values.beta2, values.eps,
+                float(values.decoupled_weight_decay))
+
     def _update_hyperparameters(self):
         for name, parameter in self.parameters.items():
-            group = self.groups[id(parameter)]
-            values = _remat.Hyperparameters()
-            values.lr = float(group["lr"])
-            values.weight_decay = float(group["weight_decay"])
-            if "momentum" in group:
-                values.momentum = float(group["momentum"])
-                values.dampening = (0.0 if name in self.fresh_momentum
-                                    else float(group["dampening"]))
-                values.nesterov = bool(group["nesterov"])
-            else:
-                values.beta1, values.beta2 = (float(b) for b in group["betas"])
-                values.eps = float(group["eps"])
-                values.decoupled_weight_decay = bool(
-                    group.get("decoupled_weight_decay",
-                              isinstance(self.owner.optimizer,
-                                         torch.optim.AdamW)))
-            key = (values.lr, values.momentum, values.dampening,
-                   values.weight_decay, values.nesterov, values.beta1,
-                   values.beta2, values.eps, values.decoupled_weight_decay)
+            values = self._group_values(name, parameter)
+            key = self._as_tuple(values)
             if self.set_values.get(name) != key:
                 self.step.set_hyperparameters(name, values)
                 self.set_values[name] = key
+
+    def _cuda_hyperparameters(self):
+        flat = []
+        for weight, _ in self.cuda.updates:
+            flat.extend(self._as_tuple(
+                self._group_values(weight, self.parameters[weight])))
+        return flat
 
     def run(self, inputs):
         optimizer = self.owner.optimizer
@@ -311,14 +359,27 @@ class _Compiled:
                 tensor = torch.randint(0, 2**62, (), dtype=torch.int64)
             else:
                 tensor = next(batch).contiguous()
+            if self.cuda is not None and role in ("step", "seed"):
+                tensor = tensor.to(self.owner.tensor_device)
+                if role == "step":
+                    step_count = tensor
             keep.append(tensor)
-            buffers.append(_buffer(tensor, "'%s'" % name))
-        self._update_hyperparameters()
-        # The first step checks the plan as it runs (no live tensors overlap,
-        # the measured peak equals the plan's); later ones place every
-        # tensor the same way and skip the checks unless asked.
-        scalars = self.step.run(buffers, check=self.owner.check
-                                or not self.checked)
+            if self.cuda is not None:
+                buffers.append(_device_pointer(
+                    tensor, "'%s'" % name, self.owner.tensor_device))
+            else:
+                buffers.append(_buffer(tensor, "'%s'" % name))
+        if self.cuda is not None:
+            scalars = self.cuda.run(buffers, self.arena_address,
+                                    self._cuda_hyperparameters())
+        else:
+            self._update_hyperparameters()
+            # The first step checks the plan as it runs (no live tensors
+            # overlap, the measured peak equals the plan's); later ones
+            # place every tensor the same way and skip the checks unless
+            # asked.
+            scalars = self.step.run(buffers, check=self.owner.check
+                                    or not self.checked)
         self.checked = True
         if step_count is not None:
             for parameter in self.parameters.values():
@@ -340,14 +401,43 @@ class _Compiled:
                 module.num_batches_tracked.add_(self.accumulation_steps)
 
 
+def _step_device(model, device):
+    """Where the step runs ("cpu": the executor; "cuda": the emitted CUDA
+    step), and the torch device its tensors are on: `device`, or else the
+    device of the model's parameters."""
+    devices = {p.device for p in model.parameters()}
+    devices.update(b.device for b in model.buffers())
+    if len(devices) > 1:
+        raise Error("the model's tensors are on %s; the step needs them on "
+                    "one device" % ", ".join(sorted(map(str, devices))))
+    tensors = devices.pop() if devices else torch.device("cpu")
+    try:
+        kind = tensors.type if device is None else torch.device(device).type
+    except (RuntimeError, TypeError):
+        kind = str(device)
+    if kind not in ("cpu", "cuda"):
+        raise Error("device %r is not supported: use 'cpu' or 'cuda'"
+                    % str(device))
+    if kind == "cuda" and cuda.is_emulated():
+        return "cuda", torch.device("cpu")
+    if kind != tensors.type:
+        raise Error("the step runs on %s but the model's tensors are on %s: "
+                    "move the model first (model.to(%r))"
+                    % (kind, tensors, kind))
+    if kind == "cuda" and not torch.cuda.is_available():
+        raise Error("device 'cuda' needs a GPU, and torch.cuda finds none")
+    return kind, tensors
+
+
 class Step:
     """A model's training step under a byte budget; call it on a batch."""
 
     def __init__(self, model, loss, optimizer, budget, check=False,
-                 profile="h200"):
+                 profile="h200", device=None):
         self.model = model
         self.check = check
         self.profile = profile
+        self.device, self.tensor_device = _step_device(model, device)
         self.loss = _loss_function(loss)
         self.optimizer = optimizer
         self.kind = _optimizer_kind(optimizer)
@@ -421,18 +511,21 @@ class Step:
 
 
 def compile(model, example_inputs, loss="cross_entropy", optimizer=None,
-            budget=None, check=False, profile="h200"):
+            budget=None, check=False, profile="h200", device=None):
     """Compiles model's training step with `optimizer`'s update under
     `budget` (bytes, "2.5GB", "60%", or None for no limit), for batches
     shaped like `example_inputs` (the model's inputs, then the target).
     The first step of each compiled step checks the plan as it runs;
     `check=True` checks every step. `profile` names the GPU whose cost
     model weighs what to recompute ("h200", "gtx970m", ...: docs/python.md).
+    `device` ("cpu" or "cuda"; default: where the model's tensors are)
+    says where the step runs: the CPU executor, or the step emitted as CUDA
+    and compiled by nvcc (once per machine) on the model's CUDA tensors.
     Raises remat.Error when something is not supported or does not fit."""
     if optimizer is None:
         raise Error("compile needs the optimizer the step updates with "
                     "(torch.optim.SGD, Adam or AdamW)")
-    step = Step(model, loss, optimizer, budget, check, profile)
+    step = Step(model, loss, optimizer, budget, check, profile, device)
     if not isinstance(example_inputs, (tuple, list)):
         example_inputs = (example_inputs,)
     step._get(tuple(example_inputs))
