@@ -85,3 +85,35 @@ def test_device_errors(model_pair):
     with pytest.raises(remat.Error, match="device 'tpu' is not supported"):
         remat.compile(model, batches(1)[0], device="tpu",
                       optimizer=torch.optim.SGD(model.parameters(), lr=0.1))
+
+
+def test_a_plan_that_accumulates_runs_as_pytorchs_loop(model_pair):
+    # remat.plan's step on CUDA: micro-steps with their own slices and
+    # seeds, one update, the hyperparameters at run time.
+    model, reference = model_pair
+    data = batches(3, batch=16)
+    spare = type(model)()
+    roomy, _ = remat.plan(spare, data[0], batch=16, budget="1GB",
+                          optimizer=torch.optim.SGD(spare.parameters(),
+                                                    lr=0.1))
+    smallest = min(row["bytes"] for row in roomy if "bytes" in row)
+    optimizer = torch.optim.SGD(model.parameters(), lr=0.1, momentum=0.9)
+    plan = remat.plan(model, data[0], batch=16, optimizer=optimizer,
+                      budget=int(smallest * 1.05), device="cuda")
+    steps = plan.chosen["accumulation_steps"]
+    assert steps > 1
+    reference_optimizer = torch.optim.SGD(reference.parameters(), lr=0.1,
+                                          momentum=0.9)
+    for x, y in data:
+        ours = plan.step(x, y).item()
+        reference_optimizer.zero_grad()
+        theirs = 0.0
+        micro = x.shape[0] // steps
+        for i in range(steps):
+            part = slice(i * micro, (i + 1) * micro)
+            loss = F.cross_entropy(reference(x[part]), y[part]) / steps
+            loss.backward()
+            theirs += loss.item()
+        reference_optimizer.step()
+        assert abs(ours - theirs) <= 1e-5
+    assert_state_close(model.state_dict(), reference.state_dict(), 1e-5)
