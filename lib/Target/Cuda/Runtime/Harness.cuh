@@ -386,14 +386,37 @@ struct HarnessOptions {
   uint64_t seed = 0;
   int64_t classes = 0;
   std::string inputsDir, outputDir;
+  /// One learning rate per step for every optimizer update (--lr); empty:
+  /// the ops' own.
+  std::vector<double> learningRates;
 };
+
+/// --lr's comma-separated learning rates.
+inline std::vector<double> parseLearningRates(const char *text) {
+  std::vector<double> rates;
+  std::string list = text;
+  size_t start = 0;
+  while (start <= list.size()) {
+    size_t end = list.find(',', start);
+    if (end == std::string::npos)
+      end = list.size();
+    std::string item = list.substr(start, end - start);
+    char *rest = nullptr;
+    double rate = std::strtod(item.c_str(), &rest);
+    if (item.empty() || *rest != '\0' || !std::isfinite(rate) || rate < 0)
+      fail("--lr: '" + item + "' is not a learning rate (a number >= 0)");
+    rates.push_back(rate);
+    start = end + 1;
+  }
+  return rates;
+}
 
 /// --help: the options and their defaults.
 inline void printHelp(const char *program) {
   HarnessOptions defaults;
   std::printf(
       "usage: %s [--steps=N] [--warmup=N] [--seed=N] [--classes=N] "
-      "[--inputs=DIR] [--output-dir=DIR]\n"
+      "[--inputs=DIR] [--output-dir=DIR] [--lr=LR1,...]\n"
       "\n"
       "Runs the training step remat-translate --emit-cuda wrote: its "
       "arguments filled as remat-run fills them, one arena of the planned "
@@ -412,6 +435,8 @@ inline void printHelp(const char *program) {
       "file may hold one batch per step (default: none, generated)\n"
       "  --output-dir=DIR  write each result, and each updated argument's "
       "final value under the argument's name, as .npy (default: none)\n"
+      "  --lr=LR1,...      one learning rate per step for every optimizer "
+      "update, as remat-run's --lr (default: the ops' own)\n"
       "  --help            this text\n",
       program, defaults.steps, defaults.warmup,
       (unsigned long long)defaults.seed);
@@ -444,15 +469,25 @@ inline HarnessOptions parseOptions(int argc, char **argv) {
       options.inputsDir = v;
     else if (const char *v = value("--output-dir"))
       options.outputDir = v;
+    else if (const char *v = value("--lr"))
+      options.learningRates = parseLearningRates(v);
     else
       fail("unknown option '" + arg +
            "' (expected --steps=N --warmup=N --seed=N --classes=N "
-           "--inputs=DIR --output-dir=DIR; --help lists them)");
+           "--inputs=DIR --output-dir=DIR --lr=LR1,...; --help lists them)");
   }
   if (options.steps < 1 || options.warmup < 0)
     fail("--steps must be at least 1 and --warmup at least 0");
+  if (!options.learningRates.empty() &&
+      int(options.learningRates.size()) != options.steps)
+    fail("--lr gives " + std::to_string(options.learningRates.size()) +
+         " learning rates for " + std::to_string(options.steps) +
+         " steps: give one per step");
   return options;
 }
+
+/// Writes `value` to `*seed`, in stream order: the seed of a step.
+__global__ void setSeed(int64_t *seed, int64_t value) { *seed = value; }
 
 inline size_t freeDeviceBytes() {
   size_t freeBytes = 0, totalBytes = 0;
@@ -469,8 +504,16 @@ inline int runHarness(int argc, char **argv, const StepInfo &step) {
   REMAT_CHECK_CUDA(cudaFree(nullptr)); // creates the context
   size_t freeAtStart = freeDeviceBytes();
 
+  if (!options.learningRates.empty() && step.numUpdates == 0)
+    fail("--lr sets the learning rate of the step's optimizer updates, and "
+         "this step has none");
+  // The updates' hyperparameters, from the ops' attributes; --lr sets each
+  // step's learning rate in them before the step runs.
+  std::vector<double> hyperparameters(
+      step.hyperparameters,
+      step.hyperparameters + step.numUpdates * kNumHyperparameters);
   Context ctx;
-  ctx.hyperparameters = step.hyperparameters;
+  ctx.hyperparameters = hyperparameters.data();
   REMAT_CHECK_CUDA(cudaStreamCreate(&ctx.stream));
   REMAT_CHECK_CUBLAS(cublasCreate(&ctx.cublas));
   REMAT_CHECK_CUBLAS(cublasSetStream(ctx.cublas, ctx.stream));
@@ -565,10 +608,25 @@ inline int runHarness(int argc, char **argv, const StepInfo &step) {
   // Step `index` (of the timed steps; warm-up step w is index w mod steps):
   // its batch of every per-step input, the state as the previous step left
   // it in the argument buffers.
+  // Seeds move on by one after every step, as remat-run's: step `index`
+  // draws its dropout masks from the initial seed plus `index`.
   auto runStep = [&](int index) {
     for (const PerStep &input : perStep)
       argumentPointers[input.argument] =
           batchBlock + input.offset + int64_t(index) * input.rowBytes;
+    for (int a = 0; a < step.numArguments; ++a) {
+      if (std::string(step.arguments[a].role) != "seed")
+        continue;
+      const int64_t *first = (const int64_t *)initial[a].data();
+      for (int64_t e = 0;
+           e < countOf(step.arguments[a].rank, step.arguments[a].shape); ++e)
+        setSeed<<<1, 1, 0, ctx.stream>>>((int64_t *)argumentPointers[a] + e,
+                                         first[e] + index);
+    }
+    for (int u = 0; u < step.numUpdates && !options.learningRates.empty();
+         ++u)
+      hyperparameters[u * kNumHyperparameters + kLr] =
+          options.learningRates[index];
     step.step(ctx, argumentPointers.data(), arena, results.data());
   };
   for (int i = 0; i < options.warmup; ++i)
