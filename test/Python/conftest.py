@@ -42,6 +42,22 @@ def eager_step(model, optimizer, loss, inputs):
     return value.detach()
 
 
+def eager_accumulation_step(model, optimizer, inputs, steps):
+    """PyTorch's accumulation loop: `steps` slices of the batch in order,
+    each loss divided by `steps`, one update; returns the batch's loss."""
+    x, target = inputs
+    micro = x.shape[0] // steps
+    optimizer.zero_grad()
+    total = 0.0
+    for i in range(steps):
+        part = slice(i * micro, (i + 1) * micro)
+        loss = F.cross_entropy(model(x[part]), target[part]) / steps
+        loss.backward()
+        total += loss.item()
+    optimizer.step()
+    return total
+
+
 def assert_state_close(actual, expected, atol):
     assert actual.keys() == expected.keys()
     for key in actual:

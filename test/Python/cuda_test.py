@@ -16,7 +16,8 @@ import torch.nn.functional as F
 
 import remat
 import remat.cuda
-from conftest import SmallConvNet, assert_state_close, batches, eager_step
+from conftest import (assert_state_close, batches, eager_accumulation_step,
+                      eager_step)
 
 EMULATE = os.path.join(os.path.dirname(__file__), "..", "Target", "Cuda",
                        "Emulation", "emulate.py")
@@ -106,14 +107,7 @@ def test_a_plan_that_accumulates_runs_as_pytorchs_loop(model_pair):
                                           momentum=0.9)
     for x, y in data:
         ours = plan.step(x, y).item()
-        reference_optimizer.zero_grad()
-        theirs = 0.0
-        micro = x.shape[0] // steps
-        for i in range(steps):
-            part = slice(i * micro, (i + 1) * micro)
-            loss = F.cross_entropy(reference(x[part]), y[part]) / steps
-            loss.backward()
-            theirs += loss.item()
-        reference_optimizer.step()
+        theirs = eager_accumulation_step(reference, reference_optimizer,
+                                         (x, y), steps)
         assert abs(ours - theirs) <= 1e-5
     assert_state_close(model.state_dict(), reference.state_dict(), 1e-5)

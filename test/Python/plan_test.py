@@ -8,26 +8,10 @@ import copy
 import pytest
 import torch
 import torch.nn as nn
-import torch.nn.functional as F
 
 import remat
-from conftest import SmallConvNet, assert_state_close, batches
-
-
-def eager_accumulation_step(model, optimizer, inputs, steps):
-    """PyTorch's accumulation loop: `steps` slices in order, each loss
-    divided by `steps`, one update."""
-    x, target = inputs
-    micro = x.shape[0] // steps
-    optimizer.zero_grad()
-    total = 0.0
-    for i in range(steps):
-        part = slice(i * micro, (i + 1) * micro)
-        loss = F.cross_entropy(model(x[part]), target[part]) / steps
-        loss.backward()
-        total += loss.item()
-    optimizer.step()
-    return total
+from conftest import (SmallConvNet, assert_state_close, batches,
+                      eager_accumulation_step)
 
 
 def make_pair():

@@ -486,6 +486,18 @@ inline HarnessOptions parseOptions(int argc, char **argv) {
   return options;
 }
 
+/// The step's losses: every one-element f32 result that is not state.
+inline std::vector<int> getLossResults(const StepInfo &step) {
+  std::vector<int> losses;
+  for (int r = 0; r < step.numResults; ++r) {
+    const ResultInfo &info = step.results[r];
+    if (info.type == ElementType::F32 && info.updates < 0 &&
+        countOf(info.rank, info.shape) == 1)
+      losses.push_back(r);
+  }
+  return losses;
+}
+
 /// Writes `value` to `*seed`, in stream order: the seed of a step.
 __global__ void setSeed(int64_t *seed, int64_t value) { *seed = value; }
 
@@ -590,15 +602,9 @@ inline int runHarness(int argc, char **argv, const StepInfo &step) {
   }
   size_t freeBeforeRun = freeDeviceBytes();
 
-  // The losses: every one-element f32 result that is not state, copied to
-  // pinned host memory after each timed step (no synchronization).
-  std::vector<int> lossResults;
-  for (int r = 0; r < step.numResults; ++r) {
-    const ResultInfo &info = step.results[r];
-    if (info.type == ElementType::F32 && info.updates < 0 &&
-        countOf(info.rank, info.shape) == 1)
-      lossResults.push_back(r);
-  }
+  // The losses, copied to pinned host memory after each timed step (no
+  // synchronization).
+  std::vector<int> lossResults = getLossResults(step);
   float *losses = nullptr;
   size_t lossCount = lossResults.size() * size_t(options.steps);
   if (lossCount > 0)

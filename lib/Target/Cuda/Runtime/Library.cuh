@@ -32,18 +32,6 @@ const StepInfo &getLibraryStep();
 /// What the last failed call of this thread said.
 inline thread_local std::string lastLibraryError;
 
-/// The results that are losses, as the harness prints them.
-inline std::vector<int> getLossResults(const StepInfo &step) {
-  std::vector<int> losses;
-  for (int r = 0; r < step.numResults; ++r) {
-    const ResultInfo &info = step.results[r];
-    if (info.type == ElementType::F32 && info.updates < 0 &&
-        countOf(info.rank, info.shape) == 1)
-      losses.push_back(r);
-  }
-  return losses;
-}
-
 /// Runs `body`, turning a failure into status 1 and the error message.
 template <typename Body> int runEntryPoint(Body body) {
   try {
