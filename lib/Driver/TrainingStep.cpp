@@ -21,15 +21,19 @@ std::vector<RankedTensorType> mlir::remat::getBatchTypes(const ModelSpec &spec,
   return types;
 }
 
-/// Gives the weight arguments `names` of `function` the role `buffer`.
+/// Gives the weight arguments `names` of `function` the role `buffer`; a
+/// name no argument has is a parameter the step does not read (the importer
+/// drops those), with nothing to freeze.
 static LogicalResult freezeWeights(func::FuncOp function,
                                    ArrayRef<std::string> names) {
   for (const std::string &name : names) {
     std::optional<unsigned> index = findArgumentIndexByName(function, name);
-    if (!index || getArgumentRole(function, *index) != ArgumentRole::Weight)
-      return function.emitError()
+    if (!index)
+      continue;
+    if (getArgumentRole(function, *index) != ArgumentRole::Weight)
+      return emitError(function.getArgument(*index).getLoc())
              << "cannot freeze '" << name
-             << "': the step has no weight argument of that name";
+             << "': the step's argument of that name is no weight";
     function.setArgAttr(
         *index, attr::kRole,
         ArgumentRoleAttr::get(function.getContext(), ArgumentRole::Buffer));

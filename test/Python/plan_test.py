@@ -95,6 +95,10 @@ def test_errors_say_what_plan_needs():
         remat.plan(model, data, batch=4, optimizer=sgd, budget=1000)
     with pytest.raises(remat.Error, match="batch must be between"):
         remat.plan(model, data, batch=0, optimizer=sgd, budget="1GB")
+    with pytest.raises(remat.Error, match="example input 1 has 6 rows, not "
+                       "a multiple of the first input's 4 samples"):
+        remat.plan(model, (data[0], torch.zeros(6, dtype=torch.int64)),
+                   batch=4, optimizer=sgd, budget="1GB")
     with pytest.raises(remat.Error, match="scalar"):
         remat.plan(model, (torch.tensor(1.0),), batch=4, optimizer=sgd,
                    budget="1GB")

@@ -3,6 +3,7 @@
 same losses and state dicts, in place on the user's tensors, with the
 optimizer's param groups and schedulers read at every step."""
 
+import copy
 import io
 
 import pytest
@@ -202,6 +203,14 @@ def test_frozen_parameters_are_read_and_never_trained(model_pair):
     train_both(model_pair, lambda m: torch.optim.SGD(
         m.fc.parameters(), lr=0.1, momentum=0.9), 5)
     assert torch.equal(model_pair[0].bn.weight, frozen_bn)
+
+
+def test_a_frozen_parameter_forward_never_reads_is_no_error(model_pair):
+    unused = nn.Linear(3, 3).requires_grad_(False)
+    for model in model_pair:
+        model.unused = copy.deepcopy(unused)
+    train_both(model_pair, lambda m: torch.optim.SGD(
+        [p for p in m.parameters() if p.requires_grad], lr=0.1), 2)
 
 
 def test_checking_every_step_changes_nothing_but_time():

@@ -45,7 +45,8 @@ struct ModelSpec {
       programAtBatch;
   /// Weights (by argument name) the step reads but does not train: they
   /// become buffers before autodiff, so that nothing computes their
-  /// gradient or updates them (PyTorch's requires_grad=False).
+  /// gradient or updates them (PyTorch's requires_grad=False). Names the
+  /// step has no argument for (parameters forward never reads) are skipped.
   std::vector<std::string> frozenWeights;
 };
 
