@@ -303,14 +303,20 @@ public:
     spec.programAtBatch =
         [&](int64_t microBatch,
             std::string &error) -> std::optional<std::string> {
+      // No exception may leave: the planner is built without them.
       nb::gil_scoped_acquire acquire;
-      auto [path, why] = nb::cast<std::tuple<std::string, std::string>>(
-          programAtBatch(microBatch));
-      if (path.empty()) {
-        error = why;
+      try {
+        auto [path, why] = nb::cast<std::tuple<std::string, std::string>>(
+            programAtBatch(microBatch));
+        if (path.empty()) {
+          error = why;
+          return std::nullopt;
+        }
+        return path;
+      } catch (const std::exception &exception) {
+        error = exception.what();
         return std::nullopt;
       }
-      return path;
     };
     CostModel costModel(profile);
     PlanOptions options;

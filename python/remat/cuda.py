@@ -1,16 +1,18 @@
 """The compiled step on CUDA tensors: the planned step emitted as CUDA
-(remat-translate --emit-cuda), compiled once by nvcc into a shared library
+(remat-translate --emit-cuda), compiled by nvcc into a shared library
 (scripts/build-cuda.sh --library) cached by the source's content, and called
 on the user's device buffers through its C entry points (docs/cuda.md).
 
 A library is cached under $REMAT_CACHE_DIR (default ~/.cache/remat)/cuda as
-<sha256 of the source>.so: the same step compiles once per machine.
+<sha256 of the source>.so: the same step (the same model, shapes, budget and
+optimizer's initial hyperparameters) compiles once per machine.
 """
 
 import ctypes
 import hashlib
 import os
 import subprocess
+import sys
 import tempfile
 
 from ._remat import Error
@@ -58,6 +60,8 @@ def _load(source):
     directory = _cache_dir()
     library = os.path.join(directory, digest + ".so")
     if not os.path.exists(library):
+        print("remat: compiling the CUDA step (once; cached as %s)" % library,
+              file=sys.stderr, flush=True)
         os.makedirs(directory, exist_ok=True)
         with tempfile.TemporaryDirectory(dir=directory) as work:
             source_path = os.path.join(work, "step.cu")
@@ -84,9 +88,9 @@ def _declare(library):
         "remat_step_num_hyperparameters": ([], c_int),
         "remat_step_num_losses": ([], c_int),
         "remat_step_loss_name": ([c_int], c_char_p),
-        "remat_step_create": ([c_void_p, ctypes.POINTER(c_void_p)], c_int),
-        "remat_step_run": ([c_void_p, ctypes.POINTER(c_void_p), c_void_p,
-                            ctypes.POINTER(ctypes.c_double),
+        "remat_step_create": ([ctypes.POINTER(c_void_p)], c_int),
+        "remat_step_run": ([c_void_p, c_void_p, ctypes.POINTER(c_void_p),
+                            c_void_p, ctypes.POINTER(ctypes.c_double),
                             ctypes.POINTER(ctypes.c_float)], c_int),
         "remat_step_destroy": ([c_void_p], None),
     }
@@ -97,10 +101,10 @@ def _declare(library):
 
 
 class CudaStep:
-    """One emitted step loaded as a library, with its handles on `stream`
-    (a cudaStream_t as an int; None: the default stream)."""
+    """One emitted step loaded as a library, with its cuBLAS and cuDNN
+    handles (made on the current device)."""
 
-    def __init__(self, source, stream):
+    def __init__(self, source):
         self.library = _load(source)
         _declare(self.library)
         lib = self.library
@@ -115,17 +119,18 @@ class CudaStep:
         self.loss_names = [lib.remat_step_loss_name(i).decode()
                            for i in range(lib.remat_step_num_losses())]
         self.handle = ctypes.c_void_p()
-        self._check(lib.remat_step_create(stream, ctypes.byref(self.handle)))
+        self._check(lib.remat_step_create(ctypes.byref(self.handle)))
 
     def _check(self, status):
         if status != 0:
             raise Error("the CUDA step failed: %s"
                         % self.library.remat_step_error().decode())
 
-    def run(self, buffers, arena, hyperparameters):
-        """One step on the device buffers (address, bytes), one per
-        argument, and `arena` (arena_bytes, 256-byte aligned); returns the
-        losses by name."""
+    def run(self, stream, buffers, arena, hyperparameters):
+        """One step on `stream` (a cudaStream_t as an int; None: the default
+        stream) over the device buffers (address, bytes), one per argument,
+        and `arena` (arena_bytes, 256-byte aligned); returns the losses by
+        name."""
         arguments = (ctypes.c_void_p * len(buffers))(
             *(address for address, _ in buffers))
         values = (ctypes.c_double * max(1, len(hyperparameters)))(
@@ -137,7 +142,7 @@ class CudaStep:
                                         ctypes.c_size_t(size))
         try:
             self._check(self.library.remat_step_run(
-                self.handle, arguments, arena, values, losses))
+                self.handle, stream, arguments, arena, values, losses))
         finally:
             for address, _ in lent:
                 self.library.remat_emu_take_back(ctypes.c_void_p(address))

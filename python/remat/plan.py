@@ -47,8 +47,13 @@ def _at_batch(inputs, batch):
 def _export_per_micro_batch(batch, max_accumulation_steps):
     def build(owner, wrapper, inputs, directory, progress):
         exported = {}
+        # An interrupt (Ctrl-C) while exporting: the planner skips the rest
+        # and the interrupt is raised again once it has returned.
+        interrupted = []
 
         def program_at_batch(micro_batch):
+            if interrupted:
+                return "", "interrupted"
             path = exported.get(micro_batch)
             if path is not None:
                 return path, ""
@@ -61,15 +66,26 @@ def _export_per_micro_batch(batch, max_accumulation_steps):
                 torch.export.save(program, path)
             except Exception as error:  # the plan skips this micro-batch
                 return "", "%s: %s" % (type(error).__name__, error)
+            except BaseException as error:
+                interrupted.append(error)
+                return "", "interrupted"
             exported[micro_batch] = path
             progress.enter("planning micro-batch %d of %d under the budget"
                            % (micro_batch, batch))
             return path, ""
 
-        return _remat.CompiledStep(program_at_batch, batch,
-                                   max_accumulation_steps,
-                                   owner._optimizer_spec(), owner.budget,
-                                   owner.profile, owner.device == "cpu")
+        try:
+            step = _remat.CompiledStep(program_at_batch, batch,
+                                       max_accumulation_steps,
+                                       owner._optimizer_spec(), owner.budget,
+                                       owner.profile, owner.device == "cpu")
+        except Error:
+            if interrupted:
+                raise interrupted[0]
+            raise
+        if interrupted:
+            raise interrupted[0]
+        return step
     return build
 
 
@@ -84,19 +100,23 @@ class PlannedStep(Step):
         self.shapes = None
 
     def _get(self, inputs):
-        key = tuple((tuple(t.shape), t.dtype) for t in inputs)
-        if self.shapes is not None and key != self.shapes:
+        shapes = tuple((tuple(t.shape), t.dtype) for t in inputs)
+        if shapes != self.shapes:
             raise Error(
                 "this step was planned for whole batches shaped %s; got %s "
                 "(remat.plan again for another batch)" % (
-                    _describe(self.shapes), _describe(key)))
-        return super()._get(inputs)
+                    _describe(self.shapes), _describe(shapes)))
+        if self.frozen != tuple(self._frozen_parameters()):
+            raise Error("a parameter was frozen or unfrozen since the step "
+                        "was planned: remat.plan again")
+        return self._compiled[self.shapes]
 
     def _plan(self, inputs, max_accumulation_steps):
         example_batch = inputs[0].shape[0]
         self.shapes = tuple(
             ((_rows_at(t, example_batch, self.batch),) + tuple(t.shape[1:]),
              t.dtype) for t in inputs)
+        self.frozen = tuple(self._frozen_parameters())
         self._compiled[self.shapes] = _Compiled(
             self, inputs, _export_per_micro_batch(self.batch,
                                                   max_accumulation_steps))

@@ -20,6 +20,7 @@ and sets each weight's update from its optimizer param group, so that
 schedulers and per-group hyperparameters work unchanged.
 """
 
+import contextlib
 import inspect
 import json
 import os
@@ -134,6 +135,14 @@ def _from_bytes(data, shape, dtype):
     return flat.reshape(shape).clone()
 
 
+def _on_device(device):
+    """Makes `device` current for the CUDA step's calls (nothing for the
+    emulation's CPU tensors)."""
+    if device.type == "cuda":
+        return torch.cuda.device(device)
+    return contextlib.nullcontext()
+
+
 def _device_pointer(tensor, what, device):
     """The address of `tensor`, one of a CUDA step's arguments."""
     if tensor.device != device:
@@ -220,9 +229,6 @@ class _Compiled:
         except BaseException:
             progress.finish("failed")
             raise
-        self.cuda = None
-        if step.device == "cuda":
-            self._load_cuda_step()
         memory = self.step.memory()
         progress.finish("peak %d bytes%s" % (
             memory["peak_bytes"], " in a budget of %d" % memory["budget_bytes"]
@@ -236,6 +242,9 @@ class _Compiled:
             if role in ("weight", "buffer") and name not in self.tensors:
                 self.tensors[name] = _from_bytes(
                     *self.step.imported_value(name))
+        self.cuda = None
+        if step.device == "cuda":
+            self._load_cuda_step()
         self.parameters = {}
         for name, role, shape, _ in self.arguments:
             if role == "weight":
@@ -257,14 +266,17 @@ class _Compiled:
     def _load_cuda_step(self):
         """The step emitted as CUDA, compiled (once per machine) and loaded,
         with its arena: one device allocation of the planned bytes."""
-        emulated = cuda.is_emulated()
-        stream = None if emulated else torch.cuda.current_stream().cuda_stream
-        self.cuda = cuda.CudaStep(self.step.cuda_source(), stream)
-        device = "cpu" if emulated else torch.cuda.current_device()
+        device = self.owner.tensor_device
+        with _on_device(device):
+            self.cuda = cuda.CudaStep(self.step.cuda_source())
         # 256 more bytes to align the arena as the harness does.
         self.arena = torch.empty(self.cuda.arena_bytes + 256,
                                  dtype=torch.uint8, device=device)
         self.arena_address = (self.arena.data_ptr() + 255) // 256 * 256
+        # Values the importer computed (a position table) go to the device.
+        for name, tensor in self.tensors.items():
+            if tensor.device != device:
+                self.tensors[name] = tensor.to(device)
 
     def _state_tensor(self, name, shape):
         tensor = self.tensors.get(name)
@@ -370,8 +382,12 @@ class _Compiled:
             else:
                 buffers.append(_buffer(tensor, "'%s'" % name))
         if self.cuda is not None:
-            scalars = self.cuda.run(buffers, self.arena_address,
-                                    self._cuda_hyperparameters())
+            device = self.owner.tensor_device
+            with _on_device(device):
+                stream = (None if device.type != "cuda" else
+                          torch.cuda.current_stream(device).cuda_stream)
+                scalars = self.cuda.run(stream, buffers, self.arena_address,
+                                        self._cuda_hyperparameters())
         else:
             self._update_hyperparameters()
             # The first step checks the plan as it runs (no live tensors
@@ -469,7 +485,9 @@ class Step:
                 if not p.requires_grad or id(p) not in trained]
 
     def _get(self, inputs):
-        key = tuple((tuple(t.shape), t.dtype) for t in inputs)
+        # A parameter frozen or unfrozen since is another step.
+        key = (tuple((tuple(t.shape), t.dtype) for t in inputs),
+               tuple(self._frozen_parameters()))
         compiled = self._compiled.get(key)
         if compiled is None:
             compiled = _Compiled(self, inputs)

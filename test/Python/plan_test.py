@@ -106,3 +106,20 @@ def test_errors_say_what_plan_needs():
     with pytest.raises(remat.Error, match="planned for whole batches shaped "
                        "4x1x8x8, 4; got 8x1x8x8, 8"):
         step(*batches(1, batch=8)[0])
+
+
+class InterruptedAtTwo(FeatureNet):
+    """Ctrl-C while torch.export traces micro-batch 2."""
+
+    def forward(self, x):
+        if x.shape[0] == 2:
+            raise KeyboardInterrupt
+        return super().forward(x)
+
+
+def test_an_interrupt_while_exporting_stops_the_plan():
+    model = InterruptedAtTwo()
+    example = (torch.randn(4, 8), torch.randint(0, 3, (4,)))
+    with pytest.raises(KeyboardInterrupt):
+        remat.plan(model, example, batch=4, budget="1GB",
+                   optimizer=torch.optim.SGD(model.parameters(), lr=0.1))

@@ -626,8 +626,10 @@ inline int runHarness(int argc, char **argv, const StepInfo &step) {
       const int64_t *first = (const int64_t *)initial[a].data();
       for (int64_t e = 0;
            e < countOf(step.arguments[a].rank, step.arguments[a].shape); ++e)
-        setSeed<<<1, 1, 0, ctx.stream>>>((int64_t *)argumentPointers[a] + e,
-                                         first[e] + index);
+        setSeed<<<1, 1, 0, ctx.stream>>>(
+            (int64_t *)argumentPointers[a] + e,
+            int64_t(uint64_t(first[e]) + uint64_t(index)));
+      REMAT_CHECK_LAUNCH();
     }
     for (int u = 0; u < step.numUpdates && !options.learningRates.empty();
          ++u)

@@ -8,11 +8,10 @@
 // returns 0, or 1 with remat_step_error() saying what failed (the op and the
 // CUDA, cuBLAS or cuDNN call); nothing ends the host's process.
 //
-//   remat_step_create(stream, &handle)   cuBLAS and cuDNN on the host's
-//                                        stream (a cudaStream_t; null: the
-//                                        default stream)
-//   remat_step_run(handle, arguments, arena, hyperparameters, losses)
-//       one step: `arguments` the device pointers of the step's arguments
+//   remat_step_create(&handle)           cuBLAS and cuDNN handles
+//   remat_step_run(handle, stream, arguments, arena, hyperparameters, losses)
+//       one step on the host's `stream` (a cudaStream_t; null: the default
+//       stream): `arguments` the device pointers of the step's arguments
 //       in order (updated in place), `arena` remat_step_arena_bytes() bytes
 //       of device memory aligned to 256, `hyperparameters`
 //       kNumHyperparameters doubles per update (remat_step_update_*), and
@@ -91,28 +90,51 @@ REMAT_STEP_API const char *remat_step_loss_name(int index) {
   return step.results[remat_rt::getLossResults(step)[index]].name;
 }
 
-REMAT_STEP_API int remat_step_create(void *stream, void **handle) {
-  return remat_rt::runEntryPoint([&] {
+REMAT_STEP_API void remat_step_destroy(void *handle) {
+  auto *ctx = static_cast<remat_rt::Context *>(handle);
+  if (!ctx)
+    return;
+  if (ctx->cudnn)
+    cudnnDestroy(ctx->cudnn);
+  if (ctx->cublas)
+    cublasDestroy(ctx->cublas);
+  delete ctx;
+}
+
+REMAT_STEP_API int remat_step_create(void **handle) {
+  auto *ctx = new remat_rt::Context();
+  ctx->stream = nullptr;
+  ctx->cublas = nullptr;
+  ctx->cudnn = nullptr;
+  int status = remat_rt::runEntryPoint([&] {
     remat_rt::currentOp = "creating the step's library handles";
-    auto *ctx = new remat_rt::Context();
-    ctx->stream = static_cast<cudaStream_t>(stream);
     REMAT_CHECK_CUBLAS(cublasCreate(&ctx->cublas));
-    REMAT_CHECK_CUBLAS(cublasSetStream(ctx->cublas, ctx->stream));
     // As the harness: no TF32, and no workspace of cuBLAS's own.
     REMAT_CHECK_CUBLAS(cublasSetMathMode(ctx->cublas, CUBLAS_DEFAULT_MATH));
     REMAT_CHECK_CUBLAS(cublasSetWorkspace(ctx->cublas, nullptr, 0));
     REMAT_CHECK_CUDNN(cudnnCreate(&ctx->cudnn));
-    REMAT_CHECK_CUDNN(cudnnSetStream(ctx->cudnn, ctx->stream));
-    *handle = ctx;
   });
+  if (status != 0) {
+    remat_step_destroy(ctx);
+    ctx = nullptr;
+  }
+  *handle = ctx;
+  return status;
 }
 
-REMAT_STEP_API int remat_step_run(void *handle, void *const *arguments,
-                                  void *arena, const double *hyperparameters,
+REMAT_STEP_API int remat_step_run(void *handle, void *stream,
+                                  void *const *arguments, void *arena,
+                                  const double *hyperparameters,
                                   float *losses) {
-  return remat_rt::runEntryPoint([&] {
+  auto &ctx = *static_cast<remat_rt::Context *>(handle);
+  int status = remat_rt::runEntryPoint([&] {
     const remat_rt::StepInfo &step = remat_rt::getLibraryStep();
-    auto &ctx = *static_cast<remat_rt::Context *>(handle);
+    // The host's stream of this call: the step is ordered after the work
+    // that wrote its inputs.
+    remat_rt::currentOp = "setting the stream";
+    ctx.stream = static_cast<cudaStream_t>(stream);
+    REMAT_CHECK_CUBLAS(cublasSetStream(ctx.cublas, ctx.stream));
+    REMAT_CHECK_CUDNN(cudnnSetStream(ctx.cudnn, ctx.stream));
     ctx.hyperparameters = hyperparameters;
     std::vector<void *> results(step.numResults, nullptr);
     step.step(ctx, arguments, static_cast<char *>(arena), results.data());
@@ -124,15 +146,11 @@ REMAT_STEP_API int remat_step_run(void *handle, void *const *arguments,
                                        ctx.stream));
     REMAT_CHECK_CUDA(cudaStreamSynchronize(ctx.stream));
   });
-}
-
-REMAT_STEP_API void remat_step_destroy(void *handle) {
-  auto *ctx = static_cast<remat_rt::Context *>(handle);
-  if (!ctx)
-    return;
-  cudnnDestroy(ctx->cudnn);
-  cublasDestroy(ctx->cublas);
-  delete ctx;
+  // After a failure, nothing the step queued may still run once the host
+  // frees its buffers (their contents are then undefined).
+  if (status != 0)
+    cudaStreamSynchronize(ctx.stream);
+  return status;
 }
 
 #endif // REMAT_STEP_LIBRARY
