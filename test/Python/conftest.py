@@ -1,11 +1,19 @@
 """Shared models and an eager reference loop for the `import remat` tests."""
 
 import copy
+import os
+import sys
 
 import pytest
 import torch
 import torch.nn as nn
 import torch.nn.functional as F
+
+# PyTorch's accumulation loop, as bench/python_plan.py runs it beside
+# remat.plan's step.
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)),
+                                "..", "..", "bench"))
+from python_plan import eager_accumulation_step  # noqa: E402,F401
 
 
 class SmallConvNet(nn.Module):
@@ -40,22 +48,6 @@ def eager_step(model, optimizer, loss, inputs):
     value.backward()
     optimizer.step()
     return value.detach()
-
-
-def eager_accumulation_step(model, optimizer, inputs, steps):
-    """PyTorch's accumulation loop: `steps` slices of the batch in order,
-    each loss divided by `steps`, one update; returns the batch's loss."""
-    x, target = inputs
-    micro = x.shape[0] // steps
-    optimizer.zero_grad()
-    total = 0.0
-    for i in range(steps):
-        part = slice(i * micro, (i + 1) * micro)
-        loss = F.cross_entropy(model(x[part]), target[part]) / steps
-        loss.backward()
-        total += loss.item()
-    optimizer.step()
-    return total
 
 
 def assert_state_close(actual, expected, atol):

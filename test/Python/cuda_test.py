@@ -60,7 +60,12 @@ def test_sgd_with_a_schedule_trains_as_eager(model_pair):
     step = train_both(model_pair, lambda m: torch.optim.SGD(
         m.parameters(), lr=0.1, momentum=0.9, weight_decay=1e-3), 4,
         lambda o: torch.optim.lr_scheduler.StepLR(o, step_size=1, gamma=0.5))
-    assert "CUDA step" not in str(step.memory())
+    # The library is the planned step: its arguments in the step's order,
+    # an arena of at least the planned bytes, held by the step.
+    compiled = list(step._compiled.values())[-1]
+    assert compiled.cuda.argument_names == [a[0] for a in compiled.arguments]
+    assert compiled.cuda.arena_bytes >= step.memory()["arena_bytes"] > 0
+    assert compiled.arena.numel() == compiled.cuda.arena_bytes + 256
     assert step.memory()["outside_arena_bytes"] == 0
 
 
@@ -108,6 +113,6 @@ def test_a_plan_that_accumulates_runs_as_pytorchs_loop(model_pair):
     for x, y in data:
         ours = plan.step(x, y).item()
         theirs = eager_accumulation_step(reference, reference_optimizer,
-                                         (x, y), steps)
+                                         x, y, steps)
         assert abs(ours - theirs) <= 1e-5
     assert_state_close(model.state_dict(), reference.state_dict(), 1e-5)

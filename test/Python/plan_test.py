@@ -48,7 +48,7 @@ def test_a_tight_budget_accumulates_as_pytorch_does():
     for inputs in data:
         ours = plan.step(*inputs).item()
         theirs = eager_accumulation_step(reference, reference_optimizer,
-                                         inputs, steps)
+                                         *inputs, steps)
         assert abs(ours - theirs) <= 1e-5
     # Running statistics and their counter move once per micro-batch.
     assert model.bn.num_batches_tracked.item() == 5 * steps
