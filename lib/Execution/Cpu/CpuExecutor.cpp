@@ -14,6 +14,7 @@
 
 #include "remat/Execution/CpuExecutor.h"
 
+#include "ArenaAllocator.h"
 #include "Kernels.h"
 
 #include "remat/Analysis/PeakMemory.h"
@@ -26,160 +27,20 @@
 #include "mlir/IR/BuiltinTypes.h"
 #include "mlir/Interfaces/ViewLikeInterface.h"
 #include "llvm/ADT/DenseMap.h"
+#include "llvm/ADT/DenseSet.h"
+#include "llvm/ADT/StringMap.h"
 #include "llvm/Support/FileSystem.h"
 #include "llvm/Support/Path.h"
 
 #include <ATen/Parallel.h>
-#include <c10/core/CPUAllocator.h>
 
-#include <atomic>
 #include <chrono>
 #include <cmath>
-#include <mutex>
-#include <thread>
-#include <unordered_map>
 
 using namespace mlir;
 using namespace mlir::remat;
 
 namespace {
-
-//===----------------------------------------------------------------------===//
-// Bytes ATen allocates outside the arena
-//===----------------------------------------------------------------------===//
-
-/// Wraps the CPU allocator to count the bytes ATen holds. Installed once for
-/// the process (memory may outlive a run in ATen's caches); some ATen paths
-/// require a DataPtr's context to be its data pointer, so allocations are
-/// looked up by address when freed.
-class CountingAllocator final : public c10::Allocator {
-public:
-  explicit CountingAllocator(c10::Allocator *base) : base(base) {}
-
-  /// The process's counting allocator, installed on first use.
-  static CountingAllocator &get() {
-    static CountingAllocator *instance = [] {
-      auto *allocator = new CountingAllocator(c10::GetCPUAllocator());
-      c10::SetCPUAllocator(allocator, /*priority=*/100);
-      return allocator;
-    }();
-    return *instance;
-  }
-
-  c10::DataPtr allocate(size_t bytes) override {
-    if (std::this_thread::get_id() == directingThread) {
-      std::lock_guard<std::mutex> lock(mutex);
-      for (auto it = directed.begin(); it != directed.end(); ++it) {
-        if (it->first != bytes)
-          continue;
-        // The arena owns these bytes: release() only forgets the loan.
-        void *data = it->second;
-        directed.erase(it);
-        ++lent[data];
-        return {data, data, &release, c10::Device(c10::DeviceType::CPU)};
-      }
-    }
-    c10::DataPtr inner = base->allocate(bytes);
-    void *data = inner.get();
-    std::lock_guard<std::mutex> lock(mutex);
-    held.emplace(data, std::make_pair(std::move(inner), bytes));
-    current += bytes;
-    peak = std::max(peak, current);
-    return {data, data, &release, c10::Device(c10::DeviceType::CPU)};
-  }
-
-  c10::DeleterFnPtr raw_deleter() const override { return &release; }
-
-  void copy_data(void *dest, const void *src, size_t bytes) const override {
-    default_copy_data(dest, src, bytes);
-  }
-
-  /// Starts measuring: the peak from here on, above what is held now.
-  void startMeasuring() {
-    std::lock_guard<std::mutex> lock(mutex);
-    baseline = current;
-    peak = current;
-  }
-  int64_t getMeasuredPeak() const {
-    std::lock_guard<std::mutex> lock(mutex);
-    return peak - baseline;
-  }
-
-  /// Hands the next allocation of each listed size made by this thread (the
-  /// one running the kernel: other threads of the process, a Python data
-  /// loader's, never get arena bytes) the listed memory instead of fresh
-  /// memory, each entry once, until clearDirected().
-  void direct(std::vector<std::pair<size_t, void *>> slots) {
-    std::lock_guard<std::mutex> lock(mutex);
-    directed = std::move(slots);
-    directingThread = std::this_thread::get_id();
-  }
-  void clearDirected() {
-    std::lock_guard<std::mutex> lock(mutex);
-    directed.clear();
-    directingThread = std::thread::id();
-  }
-
-private:
-  static void release(void *data) {
-    CountingAllocator &self = get();
-    std::lock_guard<std::mutex> lock(self.mutex);
-    // Arena bytes lent to a kernel (the arena's own allocation may start at
-    // the same address, and must not be freed with the loan).
-    auto loan = self.lent.find(data);
-    if (loan != self.lent.end()) {
-      if (--loan->second == 0)
-        self.lent.erase(loan);
-      return;
-    }
-    auto it = self.held.find(data);
-    if (it == self.held.end())
-      return;
-    self.current -= it->second.second;
-    self.held.erase(it);
-  }
-
-  c10::Allocator *base;
-  mutable std::mutex mutex;
-  mutable std::unordered_map<void *, std::pair<c10::DataPtr, size_t>> held;
-  mutable int64_t current = 0;
-  mutable int64_t peak = 0;
-  int64_t baseline = 0;
-  std::vector<std::pair<size_t, void *>> directed;
-  std::atomic<std::thread::id> directingThread{std::thread::id()};
-  /// Arena addresses handed out by `directed` and not yet released, with
-  /// how many times.
-  std::unordered_map<void *, int> lent;
-};
-
-/// While it lives, ATen's allocations of a kernel's result sizes take the
-/// results' arena slots (CountingAllocator::direct): a kernel without an
-/// `_out` form then computes its results where the plan placed them,
-/// instead of in fresh memory copied there. A slot's bytes overlap no live
-/// value while the op runs (the plan's invariant), so whatever allocation
-/// takes it (the result, or a temporary of the same size) is safe there.
-class DirectedAllocations {
-public:
-  explicit DirectedAllocations(std::vector<std::pair<size_t, void *>> slots)
-      : active(!slots.empty()) {
-    if (active)
-      CountingAllocator::get().direct(std::move(slots));
-  }
-  ~DirectedAllocations() {
-    if (active)
-      CountingAllocator::get().clearDirected();
-  }
-
-private:
-  bool active;
-};
-
-/// Measures the bytes ATen allocates during its lifetime.
-class CountingScope {
-public:
-  CountingScope() { CountingAllocator::get().startMeasuring(); }
-  int64_t getPeak() const { return CountingAllocator::get().getMeasuredPeak(); }
-};
 
 //===----------------------------------------------------------------------===//
 // Arguments
@@ -420,17 +281,31 @@ private:
   /// an argument.
   LogicalResult checkSharedOffset(Operation *op, Value value, int64_t offset);
   /// The arena slots of `op`'s results that ATen's allocations of their
-  /// sizes take while its kernel runs (DirectedAllocations): those of a
+  /// sizes take while its kernel runs (KernelLoans): those of a
   /// kernel that computes its results in fresh tensors, where the result
   /// is not an argument's updated state.
   std::vector<std::pair<size_t, void *>>
   getDirectedSlots(Operation *op, ArrayRef<at::Tensor> destinations,
                    ArrayRef<at::Tensor> kernelOuts) const;
+  /// The arena bytes no live value occupies (the op's operands and results
+  /// are live), by address: where the running kernel's temporaries go.
+  std::vector<ArenaRange> getFreeRanges() const;
+  /// Runs op's kernel and places its results in their destinations; the
+  /// kernel's own tensors are freed when it returns.
+  LogicalResult runKernelAndPlace(Operation *op,
+                                  ArrayRef<at::Tensor> destinations,
+                                  ArrayRef<at::Tensor> operands,
+                                  ArrayRef<at::Tensor> kernelOuts,
+                                  KernelLoans *loans);
   /// Records the result, copying it into its destination unless the kernel
   /// wrote there.
   LogicalResult place(Operation *op, Value value,
                       const at::Tensor &destination,
                       const at::Tensor &computed);
+  /// Picks the values stored channels-last (kernelTakesChannelsLast):
+  /// oneDNN's convolutions then compute in their slots, where on contiguous
+  /// NCHW tensors they compute in blocked buffers of their own and copy.
+  void chooseChannelsLast();
 
   FunctionOpInterface function;
   const PeakMemory &analysis;
@@ -446,41 +321,156 @@ private:
   /// their reference to it then).
   llvm::DenseMap<Value, int64_t> valueLastStep;
   llvm::DenseMap<Value, int64_t> slotOffsets;
+  /// Values stored channels-last.
+  llvm::DenseSet<Value> channelsLast;
   std::vector<Slot> live;
   int64_t measuredPeak = 0;
 };
+
+/// The strides of `shape` stored contiguously, or channels-last (rank 4 or
+/// 5: the channels, dimension 1, vary fastest).
+static std::vector<int64_t> getStrides(ArrayRef<int64_t> shape,
+                                       bool channelsLast) {
+  at::IntArrayRef sizes(shape.data(), shape.size());
+  if (channelsLast)
+    return shape.size() == 4 ? c10::get_channels_last_strides_2d(sizes)
+                             : c10::get_channels_last_strides_3d(sizes);
+  std::vector<int64_t> strides(shape.size(), 1);
+  for (int64_t i = int64_t(shape.size()) - 2; i >= 0; --i)
+    strides[i] = strides[i + 1] * std::max<int64_t>(shape[i + 1], 1);
+  return strides;
+}
 
 FailureOr<at::Tensor> Runner::makeArenaDestination(Operation *op, Value value,
                                                    int64_t offset) {
   auto type = cast<RankedTensorType>(value.getType());
   std::vector<int64_t> shape(type.getShape().begin(), type.getShape().end());
   at::ScalarType scalar = *getScalarType(type.getElementType());
+  std::vector<int64_t> strides =
+      getStrides(shape, channelsLast.contains(value));
   if (!planned)
-    return at::empty(shape, scalar);
+    return at::empty_strided(shape, strides, scalar);
   int64_t bytes = getTypeBytes(type).value_or(0);
-  if (!checking)
+  auto slotTensor = [&] {
     return at::from_blob(static_cast<uint8_t *>(arena.data_ptr()) + offset,
-                         shape, at::TensorOptions().dtype(scalar));
+                         shape, strides, at::TensorOptions().dtype(scalar));
+  };
+  auto last = ownerLastStep.find(value);
+  Slot slot{value, offset, bytes,
+            last == ownerLastStep.end() ? INT64_MAX : last->second};
+  if (!checking) {
+    live.push_back(slot);
+    return slotTensor();
+  }
   if (offset < 0 || offset + bytes > arena.numel())
     return op->emitOpError()
            << "places '" << getValueName(value) << "' at arena bytes ["
            << offset << ", " << offset + bytes << "), outside the arena of "
            << arena.numel() << " bytes";
-  for (const Slot &slot : live) {
-    if (slot.offset < offset + bytes && offset < slot.offset + slot.bytes &&
-        bytes > 0 && slot.bytes > 0)
+  for (const Slot &other : live) {
+    if (other.offset < offset + bytes && offset < other.offset + other.bytes &&
+        bytes > 0 && other.bytes > 0)
       return op->emitOpError()
              << "places '" << getValueName(value) << "' at arena bytes ["
              << offset << ", " << offset + bytes << "), which overlap '"
-             << getValueName(slot.value) << "' at [" << slot.offset << ", "
-             << slot.offset + slot.bytes << "), still live";
+             << getValueName(other.value) << "' at [" << other.offset << ", "
+             << other.offset + other.bytes << "), still live";
   }
-  auto last = ownerLastStep.find(value);
-  live.push_back({value, offset, bytes,
-                  last == ownerLastStep.end() ? INT64_MAX : last->second});
+  live.push_back(slot);
   slotOffsets[value] = offset;
-  return at::from_blob(static_cast<uint8_t *>(arena.data_ptr()) + offset,
-                       shape, at::TensorOptions().dtype(scalar));
+  return slotTensor();
+}
+
+/// The bytes of the weight of a convolution-family op (its weight operand,
+/// or the weight gradient it computes); 0 for other ops.
+static int64_t getConvolutionWeightBytes(Operation *op) {
+  Value weight;
+  if (isa<nn::Conv2dOp, nn::Conv3dOp, nn::Conv2dBackwardInputOp,
+          nn::Conv3dBackwardInputOp>(op))
+    weight = op->getOperand(1);
+  else if (isa<nn::Conv2dBackwardWeightOp, nn::Conv3dBackwardWeightOp>(op))
+    weight = op->getResult(0);
+  return weight ? getTypeBytes(cast<RankedTensorType>(weight.getType()))
+                      .value_or(0)
+                : 0;
+}
+
+/// The smallest value stored channels-last.
+constexpr int64_t kSmallestChannelsLastValue = int64_t(1) << 20;
+
+/// What an op and its recomputations share: the original's name (an
+/// instance names it in remat.recompute_of).
+static std::string getRecomputationKey(Operation *op) {
+  if (auto of = op->getAttrOfType<StringAttr>(attr::kRecomputeOf))
+    return of.str();
+  StringRef name = getOpName(op);
+  return name.empty() ? getValueName(op->getResult(0)) : name.str();
+}
+
+static bool isSpatial(Value value) {
+  int64_t rank = cast<RankedTensorType>(value.getType()).getRank();
+  return rank == 4 || rank == 5;
+}
+
+// The choice is made for an op and all its recomputations together, over
+// the readers of every instance: the planned step and the step before
+// rematerialization then store each op's results alike, and compute
+// bit-identical values.
+void Runner::chooseChannelsLast() {
+  Operation *terminator = function.getFunctionBody().front().getTerminator();
+  auto takes = [&](Operation *op) {
+    return op != terminator && kernelTakesChannelsLast(op);
+  };
+  // Channels-last pays where activations are large and outweigh weights: a
+  // convolution with a channels-last activation computes channels-last,
+  // with its weight (or weight gradient) copied to that format at every
+  // call; with a contiguous one, oneDNN copies the activation to a blocked
+  // format. Below kSmallestChannelsLastValue such copies are negligible,
+  // and values stay contiguous, as eager PyTorch computes them.
+  auto paysFor = [&](Value value) {
+    int64_t bytes =
+        getTypeBytes(cast<RankedTensorType>(value.getType())).value_or(0);
+    if (bytes < kSmallestChannelsLastValue)
+      return false;
+    auto lighter = [&](Operation *op) {
+      return getConvolutionWeightBytes(op) <= bytes;
+    };
+    return lighter(value.getDefiningOp()) &&
+           llvm::all_of(value.getUsers(), lighter);
+  };
+  // The spatial results of one op (a max pool's values and indices) are
+  // stored alike: its kernel writes them in one format.
+  auto eligible = [&](Operation *op) {
+    if (!takes(op) || op->getNumResults() == 0)
+      return false;
+    bool anySpatial = false;
+    for (Value result : op->getResults()) {
+      if (!isSpatial(result))
+        continue;
+      anySpatial = true;
+      if (storage.getUpdatedArgument(result) ||
+          storage.getOwner(result) != result ||
+          !llvm::all_of(result.getUsers(), takes) || !paysFor(result))
+        return false;
+    }
+    return anySpatial;
+  };
+  llvm::StringMap<bool> eligibleByKey;
+  for (Operation *op : analysis.getSchedule()) {
+    if (!takes(op) || op->getNumResults() == 0)
+      continue;
+    auto [it, inserted] =
+        eligibleByKey.try_emplace(getRecomputationKey(op), true);
+    it->second &= eligible(op);
+  }
+  for (Operation *op : analysis.getSchedule()) {
+    if (!takes(op) || op->getNumResults() == 0 ||
+        !eligibleByKey.lookup(getRecomputationKey(op)))
+      continue;
+    for (Value result : op->getResults())
+      if (isSpatial(result))
+        channelsLast.insert(result);
+  }
 }
 
 LogicalResult Runner::checkSharedOffset(Operation *op, Value value,
@@ -507,7 +497,7 @@ LogicalResult Runner::checkSharedOffset(Operation *op, Value value,
 
 /// Whether a kernel computed `computed` in `destination` itself: an `_out`
 /// kernel, or one whose result allocation took the destination's slot
-/// (DirectedAllocations).
+/// (KernelLoans).
 static bool isComputedInPlace(const at::Tensor &computed,
                               const at::Tensor &destination) {
   return computed.is_same(destination) ||
@@ -550,6 +540,7 @@ void Runner::prepare(bool warnUnplanned, CpuRunReport &report) {
   measuredPeak = report.argumentBytes;
   if (planned)
     arena = at::zeros({std::max<int64_t>(report.arenaBytes, 1)}, at::kByte);
+  chooseChannelsLast();
 
   // An arena value's bytes are needed until the last use of it or of any
   // view of it; returned (it or a view of it), until the end.
@@ -619,14 +610,36 @@ LogicalResult Runner::runKernelOp(Operation *op,
     destinations.push_back(destination);
     kernelOuts.push_back(readByOp ? at::empty_like(destination) : destination);
   }
-  FailureOr<std::vector<at::Tensor>> results;
-  {
-    DirectedAllocations directing(
-        getDirectedSlots(op, destinations, kernelOuts));
-    results = runKernel(op, operands, kernelOuts);
-  }
+  // The kernel's allocations take arena bytes the plan leaves free while it
+  // runs, until its results are placed and its temporaries freed.
+  std::optional<KernelLoans> loans;
+  if (planned)
+    loans.emplace(getDirectedSlots(op, destinations, kernelOuts),
+                  [this] { return getFreeRanges(); });
+  if (failed(runKernelAndPlace(op, destinations, operands, kernelOuts,
+                               loans ? &*loans : nullptr)))
+    return failure();
+  if (int64_t kept = loans ? loans->finish() : 0)
+    return op->emitOpError()
+           << "internal error: ATen kept " << kept
+           << " bytes of temporaries that the executor lent it from the "
+              "arena's free bytes after the kernel returned";
+  return success();
+}
+
+LogicalResult Runner::runKernelAndPlace(Operation *op,
+                                        ArrayRef<at::Tensor> destinations,
+                                        ArrayRef<at::Tensor> operands,
+                                        ArrayRef<at::Tensor> kernelOuts,
+                                        KernelLoans *loans) {
+  FailureOr<std::vector<at::Tensor>> results =
+      runKernel(op, operands, kernelOuts);
   if (failed(results))
     return failure();
+  // The results' slots are theirs from here on; the copies below may still
+  // take free bytes.
+  if (loans)
+    loans->stopLendingSlots();
   // A result computed in another result's slot (two results of one size),
   // or in its own with other strides, moves out first, so that copying does
   // not overwrite what it still has to read.
@@ -660,13 +673,32 @@ Runner::getDirectedSlots(Operation *op, ArrayRef<at::Tensor> destinations,
   return slots;
 }
 
-void Runner::finishOp(Operation *op, int64_t step, CpuRunReport &report) {
-  if (planned && !checking)
-    return;
-  int64_t occupied = analysis.getWorkspaceBytes()[step];
+std::vector<ArenaRange> Runner::getFreeRanges() const {
+  std::vector<std::pair<int64_t, int64_t>> occupied;
   for (const Slot &slot : live)
-    occupied += slot.bytes;
-  measuredPeak = std::max(measuredPeak, report.argumentBytes + occupied);
+    if (slot.bytes > 0)
+      occupied.push_back({slot.offset, slot.offset + slot.bytes});
+  llvm::sort(occupied);
+  auto *base = static_cast<uint8_t *>(arena.data_ptr());
+  std::vector<ArenaRange> ranges;
+  int64_t start = 0;
+  for (auto [begin, end] : occupied) {
+    if (begin > start)
+      ranges.push_back({base + start, size_t(begin - start)});
+    start = std::max(start, end);
+  }
+  if (arena.numel() > start)
+    ranges.push_back({base + start, size_t(arena.numel() - start)});
+  return ranges;
+}
+
+void Runner::finishOp(Operation *op, int64_t step, CpuRunReport &report) {
+  if (planned && checking) {
+    int64_t occupied = analysis.getWorkspaceBytes()[step];
+    for (const Slot &slot : live)
+      occupied += slot.bytes;
+    measuredPeak = std::max(measuredPeak, report.argumentBytes + occupied);
+  }
   // Values whose bytes were last needed here leave the arena; unplanned,
   // the executor drops its reference to values last used here (a view
   // keeps its owner's storage alive).
@@ -786,7 +818,7 @@ FailureOr<CpuRunReport> mlir::remat::runOnCpu(FunctionOpInterface function,
     for (const LoadedArgument &argument : *arguments)
       buffers.push_back(argument.buffer);
     CpuRunReport report;
-    CountingScope counting;
+    OutsideArenaScope counting;
     Runner runner(function, *analysis);
     runner.prepare(options.warnUnplanned, report);
     int64_t steps = std::max<int64_t>(options.steps, 1);
@@ -887,7 +919,7 @@ CpuStepRunner::runStep(ArrayRef<ArgumentBuffer> buffers, bool check) {
   report.stepScalars.clear();
   state->runner.setChecking(check);
   try {
-    CountingScope counting;
+    OutsideArenaScope counting;
     if (failed(state->runner.runStep(tensors, /*lastStep=*/false, report)))
       return failure();
     // The arena was allocated before counting started.

@@ -2,11 +2,13 @@
 //
 // One ATen computation per nn op, following ATen's own derivative formulas
 // for the backward ops; an op that is one ATen call by name has it from the
-// op table, the others here. Where ATen has an `_out` kernel, results are written
-// straight into the tensors the executor gives (their arena slots); other
-// results are fresh tensors that the executor copies there. Backward ops that
-// ATen implements from the input's sizes only (pooling) get an uninitialized
-// tensor of that size. Views (nn.reshape, nn.flatten) have no kernel: the
+// op table, the others here. Where ATen has an `_out` kernel, results are
+// written straight into the tensors the executor gives (their arena slots);
+// other results are fresh tensors that the executor copies there. Backward ops
+// that ATen implements from the input's sizes only (pooling, a convolution's
+// input gradient) get their destination, which has that size, as the input.
+// Rank-4 and rank-5 values may be channels-last (kernelTakesChannelsLast).
+// Views (nn.reshape, nn.flatten) have no kernel: the
 // executor reinterprets their source's bytes. A kernel never gets an output
 // that aliases one of its operands (the executor gives an update of an
 // argument the op reads a temporary), so kernels need not be alias-safe.
@@ -48,12 +50,13 @@ std::optional<at::ScalarType> mlir::remat::getScalarType(Type type) {
 
 at::Tensor mlir::remat::getDropoutMask(int64_t seedValue, double p,
                                        at::IntArrayRef shape,
-                                       at::ScalarType type) {
+                                       at::ScalarType type,
+                                       int64_t firstIndex) {
   at::Tensor mask = at::empty(shape, at::kFloat);
   float *data = mask.data_ptr<float>();
   uint64_t key = mixBits(static_cast<uint64_t>(seedValue));
   for (int64_t i = 0, e = mask.numel(); i < e; ++i)
-    data[i] = getUniform(key, i) >= p ? 1.0f : 0.0f;
+    data[i] = getUniform(key, firstIndex + i) >= p ? 1.0f : 0.0f;
   return mask.to(type);
 }
 
@@ -130,6 +133,11 @@ private:
 
 std::optional<Tensors> KernelRunner::elementwise() {
   return llvm::TypeSwitch<Operation *, std::optional<Tensors>>(op)
+      .Case([&](nn::ReluOp) {
+        // ATen's relu is clamp_min(x, 0); its _out form would compute in a
+        // fresh tensor and copy.
+        return Tensors{at::clamp_min_out(out(), in[0], 0)};
+      })
       .Case([&](nn::ReluBackwardOp) {
         return Tensors{at::threshold_backward_out(out(), in[0], in[1], 0)};
       })
@@ -225,6 +233,30 @@ std::optional<Tensors> KernelRunner::linear() {
       .Default([](Operation *) { return std::nullopt; });
 }
 
+/// Whether `tensor` (rank 4 or 5) is stored channels-last, not contiguously.
+static bool isChannelsLast(const at::Tensor &tensor) {
+  if (tensor.dim() != 4 && tensor.dim() != 5)
+    return false;
+  return !tensor.is_contiguous() &&
+         tensor.is_contiguous(tensor.dim() == 4
+                                  ? at::MemoryFormat::ChannelsLast
+                                  : at::MemoryFormat::ChannelsLast3d);
+}
+
+/// `weight` in the format of `activation`: ATen's convolutions compute
+/// channels-last when the input or the weight is, so a channels-last
+/// activation with a contiguous weight (a parameter) takes a copy of the
+/// weight, which is small, where the other way it takes a copy of the
+/// activation.
+static at::Tensor likeActivation(const at::Tensor &weight,
+                                 const at::Tensor &activation) {
+  if (!isChannelsLast(activation))
+    return weight;
+  return weight.contiguous(activation.dim() == 4
+                               ? at::MemoryFormat::ChannelsLast
+                               : at::MemoryFormat::ChannelsLast3d);
+}
+
 std::optional<Tensors> KernelRunner::convolution() {
   return llvm::TypeSwitch<Operation *, std::optional<Tensors>>(op)
       .Case<nn::Conv2dOp, nn::Conv3dOp>([&](auto o) {
@@ -233,8 +265,9 @@ std::optional<Tensors> KernelRunner::convolution() {
           bias = in[2];
         std::vector<int64_t> noPadding(o.getStride().size(), 0);
         return Tensors{at::convolution(
-            in[0], in[1], bias, ref(o.getStride()), ref(o.getPadding()),
-            ref(o.getDilation()), false, noPadding, int64_t(o.getGroups()))};
+            in[0], likeActivation(in[1], out()), bias, ref(o.getStride()),
+            ref(o.getPadding()), ref(o.getDilation()), false, noPadding,
+            int64_t(o.getGroups()))};
       })
       .Case<nn::Conv2dBackwardInputOp, nn::Conv3dBackwardInputOp>([&](auto o) {
         // ATen's own backward, as autograd calls it (its fastest path:
@@ -242,14 +275,15 @@ std::optional<Tensors> KernelRunner::convolution() {
         // the input gradient, only its shape: the destination gives it.
         std::vector<int64_t> noPadding(o.getStride().size(), 0);
         auto grads = at::convolution_backward(
-            in[0], out(), in[1], c10::nullopt, ref(o.getStride()),
-            ref(o.getPadding()), ref(o.getDilation()), false, noPadding,
-            int64_t(o.getGroups()), {true, false, false});
+            in[0], out(), likeActivation(in[1], out()), c10::nullopt,
+            ref(o.getStride()), ref(o.getPadding()), ref(o.getDilation()),
+            false, noPadding, int64_t(o.getGroups()), {true, false, false});
         return Tensors{std::get<0>(grads)};
       })
       .Case<nn::Conv2dBackwardWeightOp, nn::Conv3dBackwardWeightOp>(
           [&](auto o) {
-            at::Tensor weightShaped = resultLike();
+            at::Tensor weightShaped = likeActivation(
+                resultLike(), isChannelsLast(in[1]) ? in[1] : in[0]);
             std::vector<int64_t> noPadding(o.getStride().size(), 0);
             auto grads = at::convolution_backward(
                 in[0], in[1], weightShaped, c10::nullopt, ref(o.getStride()),
@@ -267,6 +301,8 @@ std::optional<Tensors> KernelRunner::convolution() {
       .Default([](Operation *) { return std::nullopt; });
 }
 
+// The pooling gradients read their input for its shape and format only:
+// their destination, which has both, stands in for it.
 std::optional<Tensors> KernelRunner::poolingAndResizing() {
   return llvm::TypeSwitch<Operation *, std::optional<Tensors>>(op)
       .Case([&](nn::MaxPool2dOp o) {
@@ -277,7 +313,7 @@ std::optional<Tensors> KernelRunner::poolingAndResizing() {
       })
       .Case([&](nn::MaxPool2dBackwardOp o) {
         return Tensors{at::max_pool2d_with_indices_backward_out(
-            out(), in[0], resultLike(), ref(o.getKernelSize()), ref(o.getStride()),
+            out(), in[0], out(), ref(o.getKernelSize()), ref(o.getStride()),
             ref(o.getPadding()), ref(o.getDilation()), o.getCeilMode(), in[1])};
       })
       .Case([&](nn::AvgPool2dOp o) {
@@ -288,7 +324,7 @@ std::optional<Tensors> KernelRunner::poolingAndResizing() {
       })
       .Case([&](nn::AvgPool2dBackwardOp o) {
         return Tensors{at::avg_pool2d_backward_out(
-            out(), in[0], resultLike(), ref(o.getKernelSize()), ref(o.getStride()),
+            out(), in[0], out(), ref(o.getKernelSize()), ref(o.getStride()),
             ref(o.getPadding()), o.getCeilMode(), o.getCountIncludePad(),
             c10::nullopt)};
       })
@@ -300,9 +336,8 @@ std::optional<Tensors> KernelRunner::poolingAndResizing() {
       })
       .Case([&](nn::MaxPool3dBackwardOp o) {
         return Tensors{at::max_pool3d_with_indices_backward_out(
-            out(), in[0], resultLike(), ref(o.getKernelSize()),
-            ref(o.getStride()), ref(o.getPadding()), ref(o.getDilation()),
-            o.getCeilMode(), in[1])};
+            out(), in[0], out(), ref(o.getKernelSize()), ref(o.getStride()),
+            ref(o.getPadding()), ref(o.getDilation()), o.getCeilMode(), in[1])};
       })
       .Case([&](nn::AvgPool3dOp o) {
         return Tensors{at::avg_pool3d_out(
@@ -311,9 +346,9 @@ std::optional<Tensors> KernelRunner::poolingAndResizing() {
       })
       .Case([&](nn::AvgPool3dBackwardOp o) {
         return Tensors{at::avg_pool3d_backward_out(
-            out(), in[0], resultLike(), ref(o.getKernelSize()),
-            ref(o.getStride()), ref(o.getPadding()), o.getCeilMode(),
-            o.getCountIncludePad(), c10::nullopt)};
+            out(), in[0], out(), ref(o.getKernelSize()), ref(o.getStride()),
+            ref(o.getPadding()), o.getCeilMode(), o.getCountIncludePad(),
+            c10::nullopt)};
       })
       .Case([&](nn::AdaptiveAvgPool2dOp) {
         std::vector<int64_t> shape = resultShape();
@@ -321,7 +356,7 @@ std::optional<Tensors> KernelRunner::poolingAndResizing() {
             at::adaptive_avg_pool2d_out(out(), in[0], {shape[2], shape[3]})};
       })
       .Case([&](nn::AdaptiveAvgPool2dBackwardOp) {
-        return Tensors{at::_adaptive_avg_pool2d_backward(in[0], resultLike())};
+        return Tensors{at::_adaptive_avg_pool2d_backward(in[0], out())};
       })
       .Case([&](nn::UpsampleBilinear2dOp o) {
         std::vector<int64_t> shape = resultShape();
@@ -538,7 +573,34 @@ bool mlir::remat::kernelAllocatesResults(Operation *op) {
              nn::Conv3dBackwardWeightOp, nn::Conv2dBackwardBiasOp,
              nn::Conv3dBackwardBiasOp, nn::BatchNormOp, nn::BatchNormBackwardOp,
              nn::LayerNormOp, nn::LayerNormBackwardOp, nn::AttentionOp,
-             nn::AttentionBackwardOp>(op);
+             nn::AttentionBackwardOp, nn::AdaptiveAvgPool2dBackwardOp>(op);
+}
+
+bool mlir::remat::kernelTakesChannelsLast(Operation *op) {
+  return isa<
+      // Convolutions and their gradients.
+      nn::Conv2dOp, nn::Conv3dOp, nn::Conv2dBackwardInputOp,
+      nn::Conv3dBackwardInputOp, nn::Conv2dBackwardWeightOp,
+      nn::Conv3dBackwardWeightOp, nn::Conv2dBackwardBiasOp,
+      nn::Conv3dBackwardBiasOp,
+      // Batch norm.
+      nn::BatchNormOp, nn::BatchNormBackwardOp, nn::BatchNormUpdateStatsOp,
+      // Pooling and resizing.
+      nn::MaxPool2dOp, nn::MaxPool2dBackwardOp, nn::MaxPool3dOp,
+      nn::MaxPool3dBackwardOp, nn::AvgPool2dOp, nn::AvgPool2dBackwardOp,
+      nn::AdaptiveAvgPool2dOp, nn::AdaptiveAvgPool2dBackwardOp,
+      nn::UpsampleBilinear2dOp, nn::UpsampleBilinear2dBackwardOp,
+      nn::UpsampleNearest2dOp, nn::UpsampleNearest2dBackwardOp,
+      // Element-wise.
+      nn::ReluOp, nn::ReluBackwardOp, nn::GeluOp, nn::GeluBackwardOp,
+      nn::SigmoidOp, nn::SigmoidBackwardOp, nn::TanhOp, nn::TanhBackwardOp,
+      nn::HardtanhOp, nn::HardtanhBackwardOp, nn::HardswishOp,
+      nn::HardswishBackwardOp, nn::HardsigmoidOp, nn::HardsigmoidBackwardOp,
+      nn::SiluOp, nn::SiluBackwardOp, nn::AddOp, nn::SubOp, nn::MulOp,
+      nn::DivOp, nn::AddScalarOp, nn::SubScalarOp, nn::MulScalarOp,
+      nn::DivScalarOp, nn::DropoutOp, nn::DropoutBackwardOp,
+      // Channel concatenation.
+      nn::ConcatOp>(op);
 }
 
 bool mlir::remat::kernelUpdatesInPlace(Operation *op) {

@@ -40,19 +40,29 @@ bool kernelUpdatesInPlace(Operation *op);
 
 /// Whether `op`'s kernel computes its results in fresh tensors (ATen has no
 /// `_out` form for it: convolutions and their gradients, the
-/// normalizations, attention): the executor then hands ATen's allocations of
-/// the results' sizes the results' own arena slots while the kernel runs.
+/// normalizations, attention, the adaptive pooling gradient): the executor then
+/// hands ATen's allocations of the results' sizes the results' own arena slots
+/// while the kernel runs.
 bool kernelAllocatesResults(Operation *op);
+
+/// Whether `op`'s kernel takes operands and results of rank 4 or 5 in the
+/// channels-last memory format as well as contiguous ones, with the same
+/// values (ATen's kernels index by position, whatever the strides):
+/// convolutions, normalizations over channels, pooling, resizing and the
+/// element-wise ops. The executor stores a value channels-last where every
+/// op that defines or reads it is one of these (Runner::prepare).
+bool kernelTakesChannelsLast(Operation *op);
 
 /// Checks the index operands of `op` (max-pool indices, embedding rows,
 /// cross-entropy labels) against what they index, before ATen sees them;
 /// emits an error at `op` naming the first bad index and fails.
 LogicalResult checkIndexOperands(Operation *op, ArrayRef<at::Tensor> operands);
 
-/// The dropout mask (1 kept, 0 dropped) of `count` elements drawn from the
-/// counter-based generator keyed by the seed operand's value.
+/// The dropout mask (1 kept, 0 dropped) of `shape` drawn from the
+/// counter-based generator keyed by the seed operand's value, element i at
+/// the generator's index `firstIndex + i` (a part of a larger mask).
 at::Tensor getDropoutMask(int64_t seedValue, double p, at::IntArrayRef shape,
-                          at::ScalarType type);
+                          at::ScalarType type, int64_t firstIndex = 0);
 
 /// nn.bernoulli's sample (1 where uniform(mix(seed), i) < p, else 0) of
 /// `shape`, from the same generator as the dropout mask.

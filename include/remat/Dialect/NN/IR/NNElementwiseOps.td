@@ -28,7 +28,6 @@ def NN_ReluOp : NN_UnaryOp<"relu"> {
   let flopsPerElement = 1;
   let atenName = "relu";
   let atenImport = 1;
-  let atenOutKernel = 1;
   let cudaExpression = "({0} > 0.0f || {0} != {0} ? {0} : 0.0f)";
 }
 
