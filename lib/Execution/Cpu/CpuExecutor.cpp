@@ -5,8 +5,10 @@
 // defines is computed by ATen and copied into its planned arena slot
 // (checked against every live slot first); updated state is written into
 // its argument's buffer, which the next step reads; a view is its owner's
-// tensor reinterpreted. The executor measures the arena's occupancy at every
-// op and the bytes ATen held outside it. A kernel's c10::Error or
+// tensor reinterpreted; image activations may be stored channels-last
+// (chooseChannelsLast). While a kernel runs, its allocations take arena
+// bytes the plan leaves free (ArenaAllocator.h). The executor measures the
+// arena's occupancy at every op and the bytes ATen held outside it. A kernel's c10::Error or
 // std::exception is an error at its op (Kernels.cpp); one thrown outside a
 // kernel is caught at the executor's boundary.
 //
