@@ -35,6 +35,7 @@
 #include "llvm/Support/Path.h"
 
 #include <ATen/Parallel.h>
+#include <c10/util/strides.h>
 
 #include <chrono>
 #include <cmath>
@@ -337,10 +338,8 @@ static std::vector<int64_t> getStrides(ArrayRef<int64_t> shape,
   if (channelsLast)
     return shape.size() == 4 ? c10::get_channels_last_strides_2d(sizes)
                              : c10::get_channels_last_strides_3d(sizes);
-  std::vector<int64_t> strides(shape.size(), 1);
-  for (int64_t i = int64_t(shape.size()) - 2; i >= 0; --i)
-    strides[i] = strides[i + 1] * std::max<int64_t>(shape[i + 1], 1);
-  return strides;
+  c10::DimVector strides = c10::contiguous_strides(sizes);
+  return std::vector<int64_t>(strides.begin(), strides.end());
 }
 
 FailureOr<at::Tensor> Runner::makeArenaDestination(Operation *op, Value value,
