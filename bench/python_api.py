@@ -17,6 +17,7 @@ interleaved, on the same ATen threads (--threads). It prints per model:
   remat ms      median remat step, and the ratio remat / eager
   outside/plan  the most bytes ATen held outside the arena in a step, over
                 the plan's peak
+  while         the op whose kernel ran when they were most
 
 A model that fails prints the first line of its remat.Error.
 
@@ -88,10 +89,11 @@ def run_model(name, spec, args):
     remat_ms = statistics.median(ours[1:] or ours) * 1e3
     difference = ("random" if has_random_ops(step) else
                   "%.0e/%.0e" % (differences[0], max(differences)))
-    return ("%-22s %9.1f %13s %9.1f %9.1f %6.2fx %6.1f%%" % (
+    return ("%-22s %9.1f %13s %9.1f %9.1f %6.2fx %6.1f%%  %s" % (
         name, compile_seconds, difference, eager_ms, remat_ms,
         remat_ms / eager_ms,
-        100.0 * memory["outside_arena_bytes"] / memory["peak_bytes"]))
+        100.0 * memory["outside_arena_bytes"] / memory["peak_bytes"],
+        memory["outside_arena_op"].split(" at ")[0]))
 
 
 def main():
@@ -114,9 +116,9 @@ def main():
     outside_models.IMAGE = args.image
     outside_models.TOKENS = args.tokens
     torch.set_num_threads(args.threads)
-    print("%-22s %9s %13s %9s %9s %7s %7s" % (
+    print("%-22s %9s %13s %9s %9s %7s %7s  %s" % (
         "model", "compile s", "loss diff", "eager ms", "remat ms", "ratio",
-        "outside"))
+        "outside", "while"))
     failures = 0
     for name in args.models.split(","):
         try:

@@ -477,13 +477,17 @@ public:
     return json;
   }
 
-  std::map<std::string, int64_t> getMemory() const {
-    return {{"peak_bytes", peakBytes},
-            {"arena_bytes", arenaBytes},
-            {"argument_bytes", argumentBytes},
-            {"outside_arena_bytes",
-             runner ? runner->getOutsideArenaPeakBytes() : 0},
-            {"budget_bytes", budgetBytes}};
+  nb::dict getMemory() const {
+    nb::dict memory;
+    memory["peak_bytes"] = peakBytes;
+    memory["arena_bytes"] = arenaBytes;
+    memory["argument_bytes"] = argumentBytes;
+    memory["outside_arena_bytes"] =
+        runner ? runner->getOutsideArenaPeakBytes() : 0;
+    memory["outside_arena_op"] =
+        runner ? runner->getOutsideArenaPeakOp() : std::string();
+    memory["budget_bytes"] = budgetBytes;
+    return memory;
   }
 
   /// The planned step as one CUDA source (remat-translate --emit-cuda).

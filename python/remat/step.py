@@ -506,8 +506,9 @@ class Step:
 
     def memory(self, *inputs):
         """The planned bytes of the step compiled for these inputs (or the
-        last one compiled): peak, arena, arguments, the budget, and the most
-        bytes ATen held outside the arena in any step so far."""
+        last one compiled): peak, arena, arguments, the budget, the most
+        bytes ATen held outside the arena in any step so far, and the op
+        whose kernel ran then (its name and source location)."""
         compiled = (self._get(inputs) if inputs
                     else list(self._compiled.values())[-1])
         return compiled.step.memory()

@@ -394,7 +394,10 @@ static void printMemory(const CpuRunReport &run) {
        << run.analysisPeakBytes << ")\n"
        << "ATen outside the arena (kernel temporaries, results before "
           "they are copied into their slots): at most "
-       << run.outsideArenaPeakBytes << " bytes\n";
+       << run.outsideArenaPeakBytes << " bytes";
+    if (run.outsideArenaPeakBytes > 0 && !run.outsideArenaPeakOp.empty())
+      os << ", while " << run.outsideArenaPeakOp << " ran";
+    os << "\n";
   } else {
     os << "unplanned: no arena, every value in an allocation of its own; "
           "the analysis' peak is "

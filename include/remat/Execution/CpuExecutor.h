@@ -78,6 +78,8 @@ struct CpuRunReport {
   /// The most bytes ATen held outside the arena at once (temporaries and
   /// results before they are copied into their slots).
   int64_t outsideArenaPeakBytes = 0;
+  /// The op whose kernel ran when they were most (its name and location).
+  std::string outsideArenaPeakOp;
   /// Wall-clock seconds of the steps (arguments loaded before), kernels,
   /// copies into slots and the plan's checks together.
   double runSeconds = 0.0;
@@ -135,6 +137,8 @@ public:
   int64_t getArgumentBytes() const;
   /// The most bytes ATen held outside the arena at once, over all steps.
   int64_t getOutsideArenaPeakBytes() const;
+  /// The op whose kernel ran when they were most (its name and location).
+  const std::string &getOutsideArenaPeakOp() const;
 
 private:
   struct State;

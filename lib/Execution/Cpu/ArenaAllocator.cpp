@@ -53,7 +53,10 @@ public:
     std::lock_guard<std::mutex> lock(mutex);
     held.emplace(data, std::make_pair(std::move(inner), bytes));
     current += bytes;
-    peak = std::max(peak, current);
+    if (current > peak) {
+      peak = current;
+      peakTag = tag;
+    }
     return {data, data, &release, c10::Device(c10::DeviceType::CPU)};
   }
 
@@ -67,10 +70,19 @@ public:
     std::lock_guard<std::mutex> lock(mutex);
     baseline = current;
     peak = current;
+    peakTag = nullptr;
   }
   int64_t getMeasuredPeak() const {
     std::lock_guard<std::mutex> lock(mutex);
     return peak - baseline;
+  }
+  const void *getPeakTag() const {
+    std::lock_guard<std::mutex> lock(mutex);
+    return peakTag;
+  }
+  void setTag(const void *newTag) {
+    std::lock_guard<std::mutex> lock(mutex);
+    tag = newTag;
   }
 
   void startLending(std::vector<std::pair<size_t, void *>> resultSlots,
@@ -211,6 +223,9 @@ private:
   int64_t current = 0;
   int64_t peak = 0;
   int64_t baseline = 0;
+  /// The tag of allocations now, and the one when the peak was reached.
+  const void *tag = nullptr;
+  const void *peakTag = nullptr;
 
   std::atomic<std::thread::id> lendingThread{std::thread::id()};
   std::vector<ResultSlot> slots;
@@ -254,4 +269,12 @@ OutsideArenaScope::OutsideArenaScope() {
 
 int64_t OutsideArenaScope::getPeak() const {
   return ArenaAllocator::get().getMeasuredPeak();
+}
+
+const void *OutsideArenaScope::getPeakTag() const {
+  return ArenaAllocator::get().getPeakTag();
+}
+
+void mlir::remat::setAllocationTag(const void *tag) {
+  ArenaAllocator::get().setTag(tag);
 }

@@ -59,11 +59,18 @@ private:
 
 /// Measures the most bytes ATen holds outside the arena during its lifetime,
 /// above what it held when it was created.
+/// The op whose kernel runs is a tag the runner sets before each kernel, so
+/// that the peak can be attributed to it.
 class OutsideArenaScope {
 public:
   OutsideArenaScope();
   int64_t getPeak() const;
+  /// The tag set when the peak was reached (nullptr if none was set).
+  const void *getPeakTag() const;
 };
+
+/// Tags ATen's allocations from here on (the op whose kernel runs next).
+void setAllocationTag(const void *tag);
 
 } // namespace mlir::remat
 

@@ -30,6 +30,7 @@
 #include "mlir/Interfaces/ViewLikeInterface.h"
 #include "llvm/ADT/DenseMap.h"
 #include "llvm/ADT/DenseSet.h"
+#include "llvm/ADT/ScopeExit.h"
 #include "llvm/ADT/StringMap.h"
 #include "llvm/Support/FileSystem.h"
 #include "llvm/Support/Path.h"
@@ -396,9 +397,6 @@ static int64_t getConvolutionWeightBytes(Operation *op) {
                 : 0;
 }
 
-/// The smallest value stored channels-last.
-constexpr int64_t kSmallestChannelsLastValue = int64_t(1) << 20;
-
 /// What an op and its recomputations share: the original's name (an
 /// instance names it in remat.recompute_of).
 static std::string getRecomputationKey(Operation *op) {
@@ -426,12 +424,12 @@ void Runner::chooseChannelsLast() {
   // convolution with a channels-last activation computes channels-last,
   // with its weight (or weight gradient) copied to that format at every
   // call; with a contiguous one, oneDNN copies the activation to a blocked
-  // format. Below kSmallestChannelsLastValue such copies are negligible,
+  // format. Below kLargeValueBytes such copies are negligible,
   // and values stay contiguous, as eager PyTorch computes them.
   auto paysFor = [&](Value value) {
     int64_t bytes =
         getTypeBytes(cast<RankedTensorType>(value.getType())).value_or(0);
-    if (bytes < kSmallestChannelsLastValue)
+    if (bytes < kLargeValueBytes)
       return false;
     auto lighter = [&](Operation *op) {
       return getConvolutionWeightBytes(op) <= bytes;
@@ -754,12 +752,16 @@ LogicalResult Runner::runStep(ArrayRef<at::Tensor> arguments, bool lastStep,
   slotOffsets.clear();
   for (auto [argument, tensor] : llvm::zip(body.getArguments(), arguments))
     tensors[argument] = tensor;
+  // ATen's allocations are tagged with the op that makes them, until the
+  // step ends or fails.
+  auto untag = llvm::make_scope_exit([] { setAllocationTag(nullptr); });
 
   for (auto [step, op] : llvm::enumerate(analysis.getSchedule())) {
     PlacementAttr placement = getPlacement(op);
     auto offsetOf = [&](unsigned index) -> int64_t {
       return planned ? placement.getOffsets()[index] : 0;
     };
+    setAllocationTag(op);
     if (failed(isViewOp(op) ? runView(op, offsetOf(0))
                             : runKernelOp(op, offsetOf)))
       return failure();
@@ -769,6 +771,18 @@ LogicalResult Runner::runStep(ArrayRef<at::Tensor> arguments, bool lastStep,
 }
 
 } // namespace
+
+/// The op an allocation tag names (the runner tags each op's allocations
+/// with the op), as its name and location; empty for no op.
+static std::string describeTaggedOp(const void *tag) {
+  if (!tag)
+    return "";
+  Operation *op = static_cast<Operation *>(const_cast<void *>(tag));
+  std::string text;
+  llvm::raw_string_ostream os(text);
+  os << op->getName() << " at " << op->getLoc();
+  return text;
+}
 
 /// Sets `lr` on every optimizer update in `function`.
 static void setLearningRate(FunctionOpInterface function, double lr) {
@@ -845,6 +859,7 @@ FailureOr<CpuRunReport> mlir::remat::runOnCpu(FunctionOpInterface function,
     int64_t arenaAllocation =
         report.planned ? std::max<int64_t>(report.arenaBytes, 1) : 0;
     report.outsideArenaPeakBytes = counting.getPeak() - arenaAllocation;
+    report.outsideArenaPeakOp = describeTaggedOp(counting.getPeakTag());
     return report;
   } catch (const c10::Error &error) {
     return function.emitOpError()
@@ -868,6 +883,7 @@ struct CpuStepRunner::State {
   Runner runner;
   CpuRunReport report;
   int64_t outsideArenaPeak = 0;
+  std::string outsideArenaPeakOp;
 };
 
 CpuStepRunner::CpuStepRunner(std::unique_ptr<State> state)
@@ -924,8 +940,10 @@ CpuStepRunner::runStep(ArrayRef<ArgumentBuffer> buffers, bool check) {
     if (failed(state->runner.runStep(tensors, /*lastStep=*/false, report)))
       return failure();
     // The arena was allocated before counting started.
-    state->outsideArenaPeak =
-        std::max(state->outsideArenaPeak, counting.getPeak());
+    if (counting.getPeak() > state->outsideArenaPeak) {
+      state->outsideArenaPeak = counting.getPeak();
+      state->outsideArenaPeakOp = describeTaggedOp(counting.getPeakTag());
+    }
   } catch (const c10::Error &error) {
     return function.emitOpError()
            << "ATen failed: " << error.what_without_backtrace();
@@ -953,4 +971,7 @@ int64_t CpuStepRunner::getArgumentBytes() const {
 }
 int64_t CpuStepRunner::getOutsideArenaPeakBytes() const {
   return state->outsideArenaPeak;
+}
+const std::string &CpuStepRunner::getOutsideArenaPeakOp() const {
+  return state->outsideArenaPeakOp;
 }

@@ -257,6 +257,56 @@ static at::Tensor likeActivation(const at::Tensor &weight,
                                : at::MemoryFormat::ChannelsLast3d);
 }
 
+/// `weight`'s bytes viewed in `activation`'s format, without a copy: for a
+/// kernel that reads the weight's shape and format only.
+static at::Tensor viewLikeActivation(const at::Tensor &weight,
+                                     const at::Tensor &activation) {
+  if (!isChannelsLast(activation) || !weight.is_contiguous())
+    return weight;
+  std::vector<int64_t> strides =
+      weight.dim() == 4 ? c10::get_channels_last_strides_2d(weight.sizes())
+                        : c10::get_channels_last_strides_3d(weight.sizes());
+  return weight.as_strided(weight.sizes(), strides);
+}
+
+/// Batch norm's gradients (training mode), the input's computed into
+/// `gradInput` one batch element at a time: ATen's kernel allocates a second
+/// input-sized buffer besides its result. The per-channel sums are ATen's
+/// (grad_weight = sum((x - mean) * dy) * invstd, grad_bias = sum(dy)); each
+/// element's gradient follows ATen's formula,
+///   (dy - sum(dy) / n - (x - mean) * k) * invstd * weight,
+///   k = sum((x - mean) * dy) * invstd^2 / n,
+/// with one batch element's (x - mean) * k as the only temporary.
+static Tensors
+batchNormBackwardBySample(const at::Tensor &gradOutput, const at::Tensor &input,
+                          const at::Tensor &weight, const at::Tensor &mean,
+                          const at::Tensor &invstd, at::Tensor &gradInput) {
+  auto sums = at::native_batch_norm_backward(
+      gradOutput, input, weight, c10::nullopt, c10::nullopt, mean, invstd,
+      /*train=*/true, /*eps=*/1e-5, {false, true, true});
+  at::Tensor gradWeight = std::get<1>(sums), gradBias = std::get<2>(sums);
+  double count = double(input.numel() / input.size(1));
+  // Per-channel factors shaped [C, 1, ...] against one element's [C, ...].
+  std::vector<int64_t> channelShape(input.dim() - 1, 1);
+  channelShape[0] = input.size(1);
+  auto perChannel = [&](const at::Tensor &values) {
+    return values.view(channelShape);
+  };
+  at::Tensor k = perChannel(gradWeight.mul(invstd).div_(count));
+  at::Tensor gradMean = perChannel(gradBias.div(count));
+  at::Tensor channelMean = perChannel(mean), channelInvstd = perChannel(invstd);
+  at::Tensor channelWeight = perChannel(weight);
+  for (int64_t i = 0, e = input.size(0); i < e; ++i) {
+    at::Tensor projection = at::sub(input[i], channelMean).mul_(k);
+    at::Tensor element = gradInput[i];
+    at::sub_out(element, gradOutput[i], gradMean)
+        .sub_(projection)
+        .mul_(channelInvstd)
+        .mul_(channelWeight);
+  }
+  return {gradInput, gradWeight, gradBias};
+}
+
 std::optional<Tensors> KernelRunner::convolution() {
   return llvm::TypeSwitch<Operation *, std::optional<Tensors>>(op)
       .Case<nn::Conv2dOp, nn::Conv3dOp>([&](auto o) {
@@ -282,8 +332,11 @@ std::optional<Tensors> KernelRunner::convolution() {
       })
       .Case<nn::Conv2dBackwardWeightOp, nn::Conv3dBackwardWeightOp>(
           [&](auto o) {
-            at::Tensor weightShaped = likeActivation(
-                resultLike(), isChannelsLast(in[1]) ? in[1] : in[0]);
+            // Only the weight's shape and format are read: a view of the
+            // destination has them, and allocates nothing (an allocation of
+            // the result's size would take the result's slot, KernelLoans).
+            at::Tensor weightShaped = viewLikeActivation(
+                out(), isChannelsLast(in[1]) ? in[1] : in[0]);
             std::vector<int64_t> noPadding(o.getStride().size(), 0);
             auto grads = at::convolution_backward(
                 in[0], in[1], weightShaped, c10::nullopt, ref(o.getStride()),
@@ -407,6 +460,9 @@ std::optional<Tensors> KernelRunner::normalization() {
         return Tensors{out(0), out(1)};
       })
       .Case([&](nn::BatchNormBackwardOp) {
+        if (in[1].nbytes() >= kLargeValueBytes && in[1].size(0) > 1)
+          return batchNormBackwardBySample(in[0], in[1], in[2], in[3], in[4],
+                                           out(0));
         auto [gradInput, gradWeight, gradBias] = at::native_batch_norm_backward(
             in[0], in[1], in[2], c10::nullopt, c10::nullopt, in[3], in[4],
             /*train=*/true, /*eps=*/1e-5, {true, true, true});
@@ -459,6 +515,74 @@ std::optional<Tensors> KernelRunner::shapes() {
       .Default([](Operation *) { return std::nullopt; });
 }
 
+/// log_softmax of `logits` over the classes (dimension 1) into
+/// `destination`. Where the classes are innermost in both (channels-last
+/// per-pixel logits), it is the last-dimension log_softmax of their
+/// classes-last views, which are contiguous: no copies.
+static void logSoftmaxOverClasses(const at::Tensor &logits,
+                                  at::Tensor destination) {
+  int64_t rank = logits.dim();
+  if (rank > 2 && logits.stride(1) == 1 && destination.stride(1) == 1) {
+    std::vector<int64_t> classesLast = {0};
+    for (int64_t d = 2; d < rank; ++d)
+      classesLast.push_back(d);
+    classesLast.push_back(1);
+    at::Tensor lastDestination = destination.permute(classesLast);
+    at::_log_softmax_out(lastDestination, logits.permute(classesLast), rank - 1,
+                         false);
+    return;
+  }
+  at::_log_softmax_out(destination, logits, 1, false);
+}
+
+/// Which labels count in the mean (not `ignoreIndex`), and the labels with
+/// the ignored ones replaced by class 0, which indexes any logits.
+static std::pair<at::Tensor, at::Tensor>
+getCountedLabels(const at::Tensor &labels, int64_t ignoreIndex) {
+  at::Tensor counted = labels.ne(ignoreIndex);
+  return {counted, at::where(counted, labels, 0)};
+}
+
+/// Cross entropy (mean over the labels not ignored) of large logits
+/// (kLargeValueBytes): ATen's makes contiguous copies of channels-last
+/// logits; here the log-probabilities are the one logit-sized temporary.
+static at::Tensor crossEntropyLarge(const at::Tensor &logits,
+                                    const at::Tensor &labels,
+                                    int64_t ignoreIndex) {
+  at::Tensor logProbs = at::empty_like(logits);
+  logSoftmaxOverClasses(logits, logProbs);
+  auto [counted, classes] = getCountedLabels(labels, ignoreIndex);
+  at::Tensor picked = logProbs.gather(1, classes.unsqueeze(1)).squeeze(1);
+  return picked.masked_fill_(counted.logical_not(), 0.0)
+      .sum()
+      .div_(counted.sum().to(logits.scalar_type()))
+      .neg_();
+}
+
+/// Cross entropy's gradient (mean over the labels not ignored) of large
+/// logits (kLargeValueBytes) computed in `gradLogits`, with temporaries of
+/// one value per label only: autograd's log-probabilities and their
+/// gradient are two more logit-sized buffers. With s = grad / (labels
+/// counted) for a counted label and 0 for an ignored one, the gradient is
+/// softmax(logits) * s, less s at the label's class: autograd's log_softmax
+/// backward of nll_loss's -s at the label.
+static at::Tensor crossEntropyBackwardInPlace(const at::Tensor &gradLoss,
+                                              const at::Tensor &logits,
+                                              const at::Tensor &labels,
+                                              int64_t ignoreIndex,
+                                              at::Tensor &gradLogits) {
+  auto [counted, classes] = getCountedLabels(labels, ignoreIndex);
+  at::Tensor perLabel =
+      at::where(counted, gradLoss.div(counted.sum().to(logits.scalar_type())),
+                0.0)
+          .to(logits.scalar_type())
+          .unsqueeze(1);
+  logSoftmaxOverClasses(logits, gradLogits);
+  gradLogits.exp_().mul_(perLabel);
+  gradLogits.scatter_add_(1, classes.unsqueeze(1), perLabel.neg_());
+  return gradLogits;
+}
+
 std::optional<Tensors> KernelRunner::losses() {
   return llvm::TypeSwitch<Operation *, std::optional<Tensors>>(op)
       .Case([&](nn::SoftmaxOp o) {
@@ -478,6 +602,9 @@ std::optional<Tensors> KernelRunner::losses() {
             out(), in[0], in[1], int64_t(o.getDim()), in[1].scalar_type())};
       })
       .Case([&](nn::CrossEntropyOp o) {
+        if (in[0].nbytes() >= kLargeValueBytes)
+          return Tensors{
+              crossEntropyLarge(in[0], in[1], int64_t(o.getIgnoreIndex()))};
         return Tensors{at::cross_entropy_loss(in[0], in[1], {},
                                               at::Reduction::Mean,
                                               int64_t(o.getIgnoreIndex()), 0.0)};
@@ -489,6 +616,9 @@ std::optional<Tensors> KernelRunner::losses() {
         // logits; log_softmax's gradient goes straight into the result.
         const at::Tensor &logits = in[1], &labels = in[2];
         int64_t ignoreIndex = int64_t(o.getIgnoreIndex());
+        if (logits.nbytes() >= kLargeValueBytes)
+          return Tensors{crossEntropyBackwardInPlace(in[0], logits, labels,
+                                                     ignoreIndex, out())};
         at::Tensor logProbs = at::_log_softmax(logits, 1, false);
         at::Tensor counted =
             labels.ne(ignoreIndex).sum().to(logits.scalar_type());
@@ -567,6 +697,34 @@ static at::Tensor &startFrom(at::Tensor &destination, const at::Tensor &value) {
   return destination;
 }
 
+/// Elements per chunk of an optimizer update: its temporaries are chunk
+/// sized, not parameter sized. A multiple of every vector width, so that
+/// ATen's vectorized loops split each chunk as they split the whole tensor
+/// (only the last chunk has a scalar tail, the whole tensor's own): the
+/// update rounds exactly as torch.optim's.
+constexpr int64_t kOptimizerChunk = int64_t(1) << 15;
+
+/// Runs `update` on matching chunks of `tensors` (one shape, all
+/// contiguous, flattened), or once on the whole tensors when they are not.
+static void forEachChunk(std::vector<at::Tensor> tensors,
+                         llvm::function_ref<void(Tensors &)> update) {
+  bool chunked = llvm::all_of(tensors, [&](const at::Tensor &tensor) {
+    return tensor.is_contiguous() && tensor.sizes() == tensors.front().sizes();
+  });
+  int64_t elements = tensors.front().numel();
+  if (!chunked || elements <= kOptimizerChunk) {
+    update(tensors);
+    return;
+  }
+  for (int64_t start = 0; start < elements; start += kOptimizerChunk) {
+    int64_t length = std::min(kOptimizerChunk, elements - start);
+    Tensors chunks;
+    for (const at::Tensor &tensor : tensors)
+      chunks.push_back(tensor.view(-1).narrow(0, start, length));
+    update(chunks);
+  }
+}
+
 bool mlir::remat::kernelAllocatesResults(Operation *op) {
   return isa<nn::Conv2dOp, nn::Conv3dOp, nn::Conv2dBackwardInputOp,
              nn::Conv3dBackwardInputOp, nn::Conv2dBackwardWeightOp,
@@ -599,8 +757,12 @@ bool mlir::remat::kernelTakesChannelsLast(Operation *op) {
       nn::SiluOp, nn::SiluBackwardOp, nn::AddOp, nn::SubOp, nn::MulOp,
       nn::DivOp, nn::AddScalarOp, nn::SubScalarOp, nn::MulScalarOp,
       nn::DivScalarOp, nn::DropoutOp, nn::DropoutBackwardOp,
-      // Channel concatenation.
-      nn::ConcatOp>(op);
+      // Channel concatenation and its gradient's slices (computed as views
+      // of their source, copied into their slots); reductions into their
+      // slots.
+      nn::ConcatOp, nn::SliceOp, nn::SumOp, nn::MeanOp,
+      // Per-pixel cross entropy (kLargeValueBytes).
+      nn::CrossEntropyOp, nn::CrossEntropyBackwardOp>(op);
 }
 
 bool mlir::remat::kernelUpdatesInPlace(Operation *op) {
@@ -609,23 +771,34 @@ bool mlir::remat::kernelUpdatesInPlace(Operation *op) {
 
 // The optimizer updates follow torch.optim's single-tensor CPU paths op for
 // op (the same ATen calls in the same order, so the same rounding), in place
-// in their destinations, which are normally the state's own buffers.
+// in their destinations, which are normally the state's own buffers; chunk
+// by chunk, so that their temporaries are small.
 std::optional<Tensors> KernelRunner::optimizers() {
   return llvm::TypeSwitch<Operation *, std::optional<Tensors>>(op)
       .Case([&](nn::SgdOp o) {
         double decay = o.getWeightDecay().convertToDouble();
         double momentum = o.getMomentum().convertToDouble();
-        at::Tensor step = decay != 0.0 ? at::add(in[1], in[0], decay) : in[1];
-        at::Tensor &param = startFrom(out(0), in[0]);
-        Tensors results{param};
-        if (o.getMomentumBuffer()) {
-          at::Tensor &buffer = startFrom(out(1), in[2]);
-          buffer.mul_(momentum).add_(step,
-                                     1.0 - o.getDampening().convertToDouble());
-          step = o.getNesterov() ? at::add(step, buffer, momentum) : buffer;
-          results.push_back(buffer);
-        }
-        param.add_(step, -o.getLr().convertToDouble());
+        double dampening = o.getDampening().convertToDouble();
+        bool nesterov = o.getNesterov();
+        double lr = o.getLr().convertToDouble();
+        Tensors results{startFrom(out(0), in[0])};
+        if (o.getMomentumBuffer())
+          results.push_back(startFrom(out(1), in[2]));
+        // param, grad and, with momentum, its buffer.
+        std::vector<at::Tensor> tensors{results[0], in[1]};
+        if (o.getMomentumBuffer())
+          tensors.push_back(results[1]);
+        forEachChunk(tensors, [&](Tensors &chunk) {
+          at::Tensor &param = chunk[0];
+          at::Tensor step =
+              decay != 0.0 ? at::add(chunk[1], param, decay) : chunk[1];
+          if (chunk.size() > 2) {
+            at::Tensor &buffer = chunk[2];
+            buffer.mul_(momentum).add_(step, 1.0 - dampening);
+            step = nesterov ? at::add(step, buffer, momentum) : buffer;
+          }
+          param.add_(step, -lr);
+        });
         return results;
       })
       .Case([&](nn::AdamOp o) {
@@ -633,24 +806,30 @@ std::optional<Tensors> KernelRunner::optimizers() {
         double beta2 = o.getBeta2().convertToDouble();
         double decay = o.getWeightDecay().convertToDouble();
         double lr = o.getLr().convertToDouble();
+        double eps = o.getEps().convertToDouble();
         double t = in[4].item<double>();
         bool decoupled = o.getDecoupledWeightDecay();
-        at::Tensor grad =
-            decay != 0.0 && !decoupled ? at::add(in[1], in[0], decay) : in[1];
-        at::Tensor &param = startFrom(out(0), in[0]);
-        at::Tensor &m = startFrom(out(1), in[2]);
-        at::Tensor &v = startFrom(out(2), in[3]);
-        // AdamW: the weight decays before the step, the gradient does not.
-        if (decay != 0.0 && decoupled)
-          param.mul_(1.0 - lr * decay);
-        m.lerp_(grad, 1.0 - beta1);
-        v.mul_(beta2).addcmul_(grad, grad, 1.0 - beta2);
         double correction1 = 1.0 - std::pow(beta1, t);
         double correction2 = 1.0 - std::pow(beta2, t);
-        at::Tensor denominator = at::div(at::sqrt(v), std::sqrt(correction2))
-                                     .add_(o.getEps().convertToDouble());
-        param.addcdiv_(m, denominator, -lr / correction1);
-        return Tensors{param, m, v};
+        Tensors results{startFrom(out(0), in[0]), startFrom(out(1), in[2]),
+                        startFrom(out(2), in[3])};
+        forEachChunk(
+            {results[0], in[1], results[1], results[2]}, [&](Tensors &chunk) {
+              at::Tensor &param = chunk[0], &m = chunk[2], &v = chunk[3];
+              at::Tensor grad = decay != 0.0 && !decoupled
+                                    ? at::add(chunk[1], param, decay)
+                                    : chunk[1];
+              // AdamW: the weight decays before the step, the gradient does
+              // not.
+              if (decay != 0.0 && decoupled)
+                param.mul_(1.0 - lr * decay);
+              m.lerp_(grad, 1.0 - beta1);
+              v.mul_(beta2).addcmul_(grad, grad, 1.0 - beta2);
+              at::Tensor denominator =
+                  at::div(at::sqrt(v), std::sqrt(correction2)).add_(eps);
+              param.addcdiv_(m, denominator, -lr / correction1);
+            });
+        return results;
       })
       .Default([](Operation *) { return std::nullopt; });
 }

@@ -19,6 +19,13 @@
 
 namespace mlir::remat {
 
+/// From this size on a value is large: it may be stored channels-last
+/// (Runner::chooseChannelsLast), and the kernels whose ATen forms would
+/// allocate temporaries of its size (batch norm's gradient, cross entropy
+/// and its gradient) compute it in pieces or in place. Below, values are
+/// contiguous and computed as eager PyTorch computes them.
+constexpr int64_t kLargeValueBytes = int64_t(1) << 20;
+
 /// The ATen element type of an MLIR element type, or std::nullopt.
 std::optional<at::ScalarType> getScalarType(Type elementType);
 
@@ -48,9 +55,10 @@ bool kernelAllocatesResults(Operation *op);
 /// Whether `op`'s kernel takes operands and results of rank 4 or 5 in the
 /// channels-last memory format as well as contiguous ones, with the same
 /// values (ATen's kernels index by position, whatever the strides):
-/// convolutions, normalizations over channels, pooling, resizing and the
-/// element-wise ops. The executor stores a value channels-last where every
-/// op that defines or reads it is one of these (Runner::prepare).
+/// convolutions, normalizations over channels, pooling, resizing, the
+/// element-wise ops, concatenation and slicing, reductions and cross
+/// entropy. The executor stores a value channels-last where every op that
+/// defines or reads it is one of these (Runner::prepare).
 bool kernelTakesChannelsLast(Operation *op);
 
 /// Checks the index operands of `op` (max-pool indices, embedding rows,
