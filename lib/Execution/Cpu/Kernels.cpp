@@ -725,6 +725,22 @@ static void forEachChunk(std::vector<at::Tensor> tensors,
   }
 }
 
+namespace {
+/// One buffer that an update's temporaries reuse from chunk to chunk.
+class ChunkScratch {
+public:
+  /// The buffer's first elements shaped as `chunk` (contiguous).
+  at::Tensor like(const at::Tensor &chunk) {
+    if (!buffer.defined() || buffer.numel() < chunk.numel())
+      buffer = at::empty({chunk.numel()}, chunk.options());
+    return buffer.narrow(0, 0, chunk.numel()).view(chunk.sizes());
+  }
+
+private:
+  at::Tensor buffer;
+};
+} // namespace
+
 bool mlir::remat::kernelAllocatesResults(Operation *op) {
   return isa<nn::Conv2dOp, nn::Conv3dOp, nn::Conv2dBackwardInputOp,
              nn::Conv3dBackwardInputOp, nn::Conv2dBackwardWeightOp,
@@ -788,14 +804,23 @@ std::optional<Tensors> KernelRunner::optimizers() {
         std::vector<at::Tensor> tensors{results[0], in[1]};
         if (o.getMomentumBuffer())
           tensors.push_back(results[1]);
+        ChunkScratch scratch;
         forEachChunk(tensors, [&](Tensors &chunk) {
           at::Tensor &param = chunk[0];
-          at::Tensor step =
-              decay != 0.0 ? at::add(chunk[1], param, decay) : chunk[1];
+          at::Tensor step = chunk[1];
+          if (decay != 0.0) {
+            at::Tensor decayed = scratch.like(param);
+            step = at::add_out(decayed, step, param, decay);
+          }
           if (chunk.size() > 2) {
             at::Tensor &buffer = chunk[2];
             buffer.mul_(momentum).add_(step, 1.0 - dampening);
-            step = nesterov ? at::add(step, buffer, momentum) : buffer;
+            if (nesterov) {
+              at::Tensor lookahead = scratch.like(param);
+              step = at::add_out(lookahead, step, buffer, momentum);
+            } else {
+              step = buffer;
+            }
           }
           param.add_(step, -lr);
         });
@@ -813,20 +838,25 @@ std::optional<Tensors> KernelRunner::optimizers() {
         double correction2 = 1.0 - std::pow(beta2, t);
         Tensors results{startFrom(out(0), in[0]), startFrom(out(1), in[2]),
                         startFrom(out(2), in[3])};
+        ChunkScratch decayedScratch, denominatorScratch;
         forEachChunk(
             {results[0], in[1], results[1], results[2]}, [&](Tensors &chunk) {
               at::Tensor &param = chunk[0], &m = chunk[2], &v = chunk[3];
-              at::Tensor grad = decay != 0.0 && !decoupled
-                                    ? at::add(chunk[1], param, decay)
-                                    : chunk[1];
+              at::Tensor grad = chunk[1];
+              if (decay != 0.0 && !decoupled) {
+                at::Tensor decayed = decayedScratch.like(param);
+                grad = at::add_out(decayed, grad, param, decay);
+              }
               // AdamW: the weight decays before the step, the gradient does
               // not.
               if (decay != 0.0 && decoupled)
                 param.mul_(1.0 - lr * decay);
               m.lerp_(grad, 1.0 - beta1);
               v.mul_(beta2).addcmul_(grad, grad, 1.0 - beta2);
-              at::Tensor denominator =
-                  at::div(at::sqrt(v), std::sqrt(correction2)).add_(eps);
+              at::Tensor denominator = denominatorScratch.like(v);
+              at::sqrt_out(denominator, v)
+                  .div_(std::sqrt(correction2))
+                  .add_(eps);
               param.addcdiv_(m, denominator, -lr / correction1);
             });
         return results;
