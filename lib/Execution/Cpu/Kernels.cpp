@@ -307,12 +307,20 @@ batchNormBackwardBySample(const at::Tensor &gradOutput, const at::Tensor &input,
   return {gradInput, gradWeight, gradBias};
 }
 
+template <typename ConvOp> static ConvolutionGeometry geometryOf(ConvOp op) {
+  return {ref(op.getStride()), ref(op.getPadding()), ref(op.getDilation())};
+}
+
 std::optional<Tensors> KernelRunner::convolution() {
   return llvm::TypeSwitch<Operation *, std::optional<Tensors>>(op)
       .Case<nn::Conv2dOp, nn::Conv3dOp>([&](auto o) {
         c10::optional<at::Tensor> bias;
         if (o.getBias())
           bias = in[2];
+        if (convolvesAsProduct(op)) {
+          convolutionAsProduct(in[0], in[1], bias, geometryOf(o), out());
+          return Tensors{out()};
+        }
         std::vector<int64_t> noPadding(o.getStride().size(), 0);
         return Tensors{at::convolution(
             in[0], likeActivation(in[1], out()), bias, ref(o.getStride()),
@@ -332,6 +340,11 @@ std::optional<Tensors> KernelRunner::convolution() {
       })
       .Case<nn::Conv2dBackwardWeightOp, nn::Conv3dBackwardWeightOp>(
           [&](auto o) {
+            if (convolvesAsProduct(op)) {
+              convolutionWeightGradientAsProduct(in[0], in[1], geometryOf(o),
+                                                 out());
+              return Tensors{out()};
+            }
             // Only the weight's shape and format are read: a view of the
             // destination has them, and allocates nothing (an allocation of
             // the result's size would take the result's slot, KernelLoans).
@@ -619,7 +632,11 @@ std::optional<Tensors> KernelRunner::losses() {
         if (logits.nbytes() >= kLargeValueBytes)
           return Tensors{crossEntropyBackwardInPlace(in[0], logits, labels,
                                                      ignoreIndex, out())};
-        at::Tensor logProbs = at::_log_softmax(logits, 1, false);
+        // The log-probabilities are computed in the result's slot, and
+        // their gradient overwrites them there (log_softmax's backward reads
+        // each element before it writes it: bit-identical to autograd's).
+        at::Tensor &logProbs = out();
+        at::_log_softmax_out(logProbs, logits, 1, false);
         at::Tensor counted =
             labels.ne(ignoreIndex).sum().to(logits.scalar_type());
         at::Tensor gradLogProbs;
@@ -638,7 +655,7 @@ std::optional<Tensors> KernelRunner::losses() {
                   .view(logits.sizes());
         }
         return Tensors{at::_log_softmax_backward_data_out(
-            out(), gradLogProbs, logProbs, 1, logits.scalar_type())};
+            logProbs, gradLogProbs, logProbs, 1, logits.scalar_type())};
       })
       .Default([](Operation *) { return std::nullopt; });
 }
@@ -742,6 +759,8 @@ private:
 } // namespace
 
 bool mlir::remat::kernelAllocatesResults(Operation *op) {
+  if (convolvesAsProduct(op))
+    return false;
   return isa<nn::Conv2dOp, nn::Conv3dOp, nn::Conv2dBackwardInputOp,
              nn::Conv3dBackwardInputOp, nn::Conv2dBackwardWeightOp,
              nn::Conv3dBackwardWeightOp, nn::Conv2dBackwardBiasOp,
