@@ -308,7 +308,10 @@ batchNormBackwardBySample(const at::Tensor &gradOutput, const at::Tensor &input,
 }
 
 template <typename ConvOp> static ConvolutionGeometry geometryOf(ConvOp op) {
-  return {ref(op.getStride()), ref(op.getPadding()), ref(op.getDilation())};
+  auto copy = [](llvm::ArrayRef<int64_t> values) {
+    return std::vector<int64_t>(values.begin(), values.end());
+  };
+  return {copy(op.getStride()), copy(op.getPadding()), copy(op.getDilation())};
 }
 
 std::optional<Tensors> KernelRunner::convolution() {
@@ -317,10 +320,6 @@ std::optional<Tensors> KernelRunner::convolution() {
         c10::optional<at::Tensor> bias;
         if (o.getBias())
           bias = in[2];
-        if (convolvesAsProduct(op)) {
-          convolutionAsProduct(in[0], in[1], bias, geometryOf(o), out());
-          return Tensors{out()};
-        }
         std::vector<int64_t> noPadding(o.getStride().size(), 0);
         return Tensors{at::convolution(
             in[0], likeActivation(in[1], out()), bias, ref(o.getStride()),

@@ -61,24 +61,20 @@ bool kernelAllocatesResults(Operation *op);
 /// defines or reads it is one of these (Runner::prepare).
 bool kernelTakesChannelsLast(Operation *op);
 
-/// A convolution's stride, padding and dilation.
+/// A convolution's stride, padding and dilation (copies: an attribute left
+/// at its default gives them as a temporary).
 struct ConvolutionGeometry {
-  at::IntArrayRef stride, padding, dilation;
+  std::vector<int64_t> stride, padding, dilation;
 };
 
-/// Whether `op`, a convolution or its weight gradient, computes as one
-/// matrix product over the convolution's unfolded input
-/// (ConvolutionProducts.cpp): 2-D, one group, and the unfolded input
-/// smaller than the weight (batch x output pixels below the output
-/// channels).
+/// Whether `op`, a convolution's weight gradient, computes as one matrix
+/// product over the convolution's unfolded input (ConvolutionProducts.cpp):
+/// 2-D, one group, and the unfolded input smaller than the weight (batch x
+/// output pixels below the output channels).
 bool convolvesAsProduct(Operation *op);
 
-/// The convolution and its weight gradient as matrix products, computed in
-/// `result` (they allocate no tensor of its size).
-void convolutionAsProduct(const at::Tensor &input, const at::Tensor &weight,
-                          const std::optional<at::Tensor> &bias,
-                          const ConvolutionGeometry &geometry,
-                          at::Tensor &result);
+/// The weight gradient as that matrix product, computed in `gradWeight`
+/// (no tensor of its size is allocated).
 void convolutionWeightGradientAsProduct(const at::Tensor &gradOutput,
                                         const at::Tensor &input,
                                         const ConvolutionGeometry &geometry,
