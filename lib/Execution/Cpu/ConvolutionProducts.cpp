@@ -1,17 +1,21 @@
-//===- ConvolutionProducts.cpp - weight gradients as one matrix product ---===//
+//===- ConvolutionProducts.cpp - convolutions as one matrix product -------===//
 //
 // A 2-D convolution of one group is a matrix product over its unfolded input
-// (im2col), and so is its weight gradient: with L output pixels per image,
-//   grad_weight [O, C * kh * kw] = grad_output [O, N * L] x columns^T,
-// columns [C * kh * kw, N * L]. Where the columns are smaller than the
-// weight (N * L < O: small images with many channels, ResNet's last stages
-// at small sizes), this writes the gradient in its slot with temporaries the
-// size of the columns, where oneDNN computes it in scratch of several
-// weights: memory outside the planned arena, larger than the activations.
+// (im2col): with L output pixels per image,
+//   result [O, N * L] = weight [O, C * kh * kw] x columns [C * kh * kw, N * L]
+// and its weight gradient
+//   grad_output [O, N * L] x columns^T.
+// Where the columns are smaller than the weight (N * L < O: small images
+// with many channels, ResNet's last stages at small sizes), this reads the
+// weight and writes its gradient where they are, with temporaries the size
+// of the columns. oneDNN instead copies the weight into a blocked layout at
+// every call, and computes the weight gradient in scratch several weights
+// large: memory outside the planned arena, larger than the activations.
 // (The input gradient as a product and col2im measured 1.4x slower than
-// oneDNN's on ResNet-18; the forward as a product left EfficientNet-B0's
-// loss wrong though each product matched ATen's convolution, a cause not
-// found yet: both stay oneDNN's.)
+// oneDNN's on ResNet-18, so it stays oneDNN's.) The products round
+// differently from oneDNN (about 1e-7 relative), which models that batch-
+// normalize over a handful of values amplify as they amplify any change of
+// that size (bench/eager_sensitivity.py).
 //
 //===----------------------------------------------------------------------===//
 
@@ -39,6 +43,10 @@ static bool convolvesAsProduct(Value weight, int64_t groups, Value output) {
 
 bool mlir::remat::convolvesAsProduct(Operation *op) {
   return llvm::TypeSwitch<Operation *, bool>(op)
+      .Case([](nn::Conv2dOp o) {
+        return ::convolvesAsProduct(o.getWeight(), int64_t(o.getGroups()),
+                                    o.getResult());
+      })
       .Case([](nn::Conv2dBackwardWeightOp o) {
         return ::convolvesAsProduct(o.getGradWeight(), int64_t(o.getGroups()),
                                     o.getGradOutput());
@@ -62,6 +70,22 @@ static at::Tensor channelsByPixels(const at::Tensor &images) {
 static void place(at::Tensor &destination, const at::Tensor &value) {
   if (!destination.is_same(value))
     destination.copy_(value);
+}
+
+void mlir::remat::convolutionAsProduct(const at::Tensor &input,
+                                       const at::Tensor &weight,
+                                       const std::optional<at::Tensor> &bias,
+                                       const ConvolutionGeometry &geometry,
+                                       at::Tensor &result) {
+  int64_t outputs = weight.size(0);
+  at::Tensor columns = channelsByPixels(unfold(input, weight, geometry));
+  at::Tensor product = at::mm(weight.reshape({outputs, -1}), columns);
+  // [O, N, OH, OW] -> [N, O, OH, OW].
+  place(result, product.view({outputs, result.size(0), result.size(2),
+                              result.size(3)})
+                    .transpose(0, 1));
+  if (bias)
+    result.add_(bias->view({1, outputs, 1, 1}));
 }
 
 void mlir::remat::convolutionWeightGradientAsProduct(

@@ -320,6 +320,10 @@ std::optional<Tensors> KernelRunner::convolution() {
         c10::optional<at::Tensor> bias;
         if (o.getBias())
           bias = in[2];
+        if (convolvesAsProduct(op)) {
+          convolutionAsProduct(in[0], in[1], bias, geometryOf(o), out());
+          return Tensors{out()};
+        }
         std::vector<int64_t> noPadding(o.getStride().size(), 0);
         return Tensors{at::convolution(
             in[0], likeActivation(in[1], out()), bias, ref(o.getStride()),

@@ -67,14 +67,19 @@ struct ConvolutionGeometry {
   std::vector<int64_t> stride, padding, dilation;
 };
 
-/// Whether `op`, a convolution's weight gradient, computes as one matrix
-/// product over the convolution's unfolded input (ConvolutionProducts.cpp):
-/// 2-D, one group, and the unfolded input smaller than the weight (batch x
-/// output pixels below the output channels).
+/// Whether `op`, a convolution or its weight gradient, computes as one
+/// matrix product over the convolution's unfolded input
+/// (ConvolutionProducts.cpp): 2-D, one group, and the unfolded input
+/// smaller than the weight (batch x output pixels below the output
+/// channels).
 bool convolvesAsProduct(Operation *op);
 
-/// The weight gradient as that matrix product, computed in `gradWeight`
-/// (no tensor of its size is allocated).
+/// The convolution and its weight gradient as matrix products, computed in
+/// `result` (they allocate no tensor of its size).
+void convolutionAsProduct(const at::Tensor &input, const at::Tensor &weight,
+                          const std::optional<at::Tensor> &bias,
+                          const ConvolutionGeometry &geometry,
+                          at::Tensor &result);
 void convolutionWeightGradientAsProduct(const at::Tensor &gradOutput,
                                         const at::Tensor &input,
                                         const ConvolutionGeometry &geometry,
