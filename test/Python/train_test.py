@@ -304,3 +304,7 @@ def test_image_activations_stay_in_the_arena():
     activation = 4 * 16 * 64 * 64 * 4
     assert memory["outside_arena_bytes"] <= activation + 4096
     assert memory["outside_arena_bytes"] < 0.15 * memory["peak_bytes"]
+    # The op that held them is named, with its source line.
+    if memory["outside_arena_bytes"] > 0:
+        assert memory["outside_arena_op"].startswith("nn.")
+        assert " at " in memory["outside_arena_op"]
