@@ -16,21 +16,14 @@ Usage: .venv/bin/python bench/channels_last_rounding.py [--steps 3] [--seed 0]
 
 import argparse
 import copy
-import importlib.util
 import os
+import sys
 
 import torch
 import torch.nn.functional as F
 
-ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-
-
-def load_neta():
-    spec = importlib.util.spec_from_file_location(
-        "make_models", os.path.join(ROOT, "examples", "make-models.py"))
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module.NetA
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from python_plan import load_net_a  # noqa: E402
 
 
 def train(model, x, y, steps, channels_last):
@@ -59,7 +52,7 @@ def main():
     args = parser.parse_args()
     torch.set_num_threads(1)
     torch.manual_seed(args.seed)
-    model = load_neta()()
+    model = load_net_a()()
     x = torch.randn(4, 3, 64, 64)
     y = torch.randint(0, 10, (4,))
     contiguous, grads = train(model, x, y, args.steps, channels_last=False)
